@@ -1,0 +1,427 @@
+//! Creating apps and environments on disk.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::spec::{DEFAULT_K8S_VERSION, Destination, EnvironmentSpec, OverrideSpec};
+use super::{App, AppError, AppSpec, FileSet, templates, validate_env_name};
+
+pub const DEFAULT_SERVER: &str = "https://kubernetes.default.svc";
+
+#[derive(Debug, Clone)]
+pub struct EnvOptions {
+    pub name: String,
+    pub server: Option<String>,
+    pub namespace: Option<String>,
+    pub api_spec: Option<String>,
+    pub is_override: bool,
+}
+
+/// What `--api-spec` names: `version:v1.x.y` or `file:path/to/swagger.json`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiSpec {
+    pub version: String,
+    /// The spec's bytes, when a file was given (kept as lib/ksonnet-lib/<v>/swagger.json).
+    pub swagger: Option<Vec<u8>>,
+}
+
+pub fn read_api_spec(arg: &str) -> Result<ApiSpec, AppError> {
+    if let Some(v) = arg.strip_prefix("version:") {
+        let v = if v.starts_with('v') {
+            v.to_string()
+        } else {
+            format!("v{v}")
+        };
+        return Ok(ApiSpec {
+            version: v,
+            swagger: None,
+        });
+    }
+    let Some(path) = arg.strip_prefix("file:") else {
+        return Err(AppError::Invalid {
+            path: PathBuf::from(arg),
+            message: "--api-spec takes `version:v1.x.y` or `file:<swagger.json>`".into(),
+        });
+    };
+    let bytes = fs::read(path).map_err(|source| AppError::Read {
+        path: path.into(),
+        source,
+    })?;
+    let spec: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| AppError::Invalid {
+            path: path.into(),
+            message: format!("not a JSON OpenAPI spec: {e}"),
+        })?;
+    let version = spec
+        .pointer("/info/version")
+        .and_then(|v| v.as_str())
+        .ok_or_else(|| AppError::Invalid {
+            path: path.into(),
+            message: "has no info.version; is it a Kubernetes swagger.json?".into(),
+        })?;
+    let version = version
+        .split(['-', '+'])
+        .next()
+        .unwrap_or(version)
+        .to_string();
+    Ok(ApiSpec {
+        version,
+        swagger: Some(bytes),
+    })
+}
+
+/// Stage an environment's three files (and its ksonnet-lib spec) into `files`.
+fn stage_env_files(root: &Path, env_path: &str, api: &ApiSpec, files: &mut FileSet) {
+    let dir = root.join("environments").join(env_path);
+    files.write(dir.join("main.jsonnet"), templates::ENV_MAIN);
+    files.write(dir.join("params.libsonnet"), templates::ENV_PARAMS);
+    files.write(dir.join("globals.libsonnet"), templates::ENV_GLOBALS);
+    if let Some(swagger) = &api.swagger {
+        files.write(
+            root.join("lib")
+                .join("ksonnet-lib")
+                .join(&api.version)
+                .join("swagger.json"),
+            swagger.clone(),
+        );
+    }
+}
+
+fn create_parents(files: &FileSet, paths: &[PathBuf]) -> Result<(), AppError> {
+    let _ = files;
+    for p in paths {
+        if let Some(parent) = p.parent() {
+            fs::create_dir_all(parent).map_err(|source| AppError::Read {
+                path: parent.into(),
+                source,
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// `kf init`: build the whole app in a hidden sibling folder, then rename it into place,
+/// so a failure never leaves a half-made app.
+pub fn init_app(target: &Path, env: &EnvOptions) -> Result<PathBuf, AppError> {
+    if target.exists() {
+        return Err(AppError::Invalid {
+            path: target.to_path_buf(),
+            message:
+                "already exists; kf init creates a new folder (pick another name or remove it)"
+                    .into(),
+        });
+    }
+    validate_env_name(&env.name)?;
+    let name = target
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| AppError::Invalid {
+            path: target.to_path_buf(),
+            message: "has no usable folder name".into(),
+        })?
+        .to_string();
+    let parent = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !parent.is_dir() {
+        return Err(AppError::Invalid {
+            path: parent,
+            message: "parent folder does not exist".into(),
+        });
+    }
+    let api = match &env.api_spec {
+        Some(a) => read_api_spec(a)?,
+        None => ApiSpec {
+            version: DEFAULT_K8S_VERSION.to_string(),
+            swagger: None,
+        },
+    };
+    let staging = tempfile::Builder::new()
+        .prefix(".kf-init-")
+        .tempdir_in(&parent)
+        .map_err(|source| AppError::Read {
+            path: parent.clone(),
+            source,
+        })?;
+    let root = staging.path();
+
+    let mut spec = AppSpec::new(&name);
+    spec.environments.insert(
+        env.name.clone(),
+        EnvironmentSpec {
+            destination: Destination {
+                namespace: env.namespace.clone().unwrap_or_else(|| "default".into()),
+                server: env.server.clone().unwrap_or_else(|| DEFAULT_SERVER.into()),
+            },
+            k8s_version: api.version.clone(),
+            path: env.name.clone(),
+            extra: Default::default(),
+        },
+    );
+    let mut files = FileSet::new();
+    files.write(root.join(super::APP_FILE), App::render_spec(&spec));
+    files.write(root.join(".gitignore"), templates::GITIGNORE);
+    files.write(
+        root.join("components").join("params.libsonnet"),
+        templates::COMPONENT_PARAMS,
+    );
+    files.write(
+        root.join("environments").join("base.libsonnet"),
+        templates::BASE,
+    );
+    stage_env_files(root, &env.name, &api, &mut files);
+    for dir in ["lib", "vendor", "components", "environments"] {
+        fs::create_dir_all(root.join(dir)).map_err(|source| AppError::Read {
+            path: root.join(dir),
+            source,
+        })?;
+    }
+    create_parents(
+        &files,
+        &[
+            root.join("environments").join(&env.name).join("x"),
+            root.join("lib")
+                .join("ksonnet-lib")
+                .join(&api.version)
+                .join("x"),
+        ],
+    )?;
+    files.commit()?;
+    let staged = staging.keep();
+    fs::rename(&staged, target).map_err(|source| {
+        let _ = fs::remove_dir_all(&staged);
+        AppError::Read {
+            path: target.to_path_buf(),
+            source,
+        }
+    })?;
+    Ok(target.to_path_buf())
+}
+
+/// `kf env add`.
+pub fn add_env(app: &App, env: &EnvOptions) -> Result<(), AppError> {
+    validate_env_name(&env.name)?;
+    if app.environments().iter().any(|e| e.name == env.name) {
+        return Err(AppError::Invalid {
+            path: app.root.join(super::APP_FILE),
+            message: format!(
+                "environment '{}' already exists; `kf env set` changes it",
+                env.name
+            ),
+        });
+    }
+    let env_dir = app.environments_dir().join(&env.name);
+    if env_dir.join("main.jsonnet").exists() {
+        return Err(AppError::Invalid {
+            path: env_dir,
+            message: "already holds an environment's files; remove them or pick another name"
+                .into(),
+        });
+    }
+    let api = match &env.api_spec {
+        Some(a) => read_api_spec(a)?,
+        None => ApiSpec {
+            version: app
+                .environments()
+                .first()
+                .map(|e| e.k8s_version.clone())
+                .unwrap_or_else(|| DEFAULT_K8S_VERSION.to_string()),
+            swagger: None,
+        },
+    };
+    let default_server = app
+        .environments()
+        .first()
+        .map(|e| e.server.clone())
+        .unwrap_or_else(|| DEFAULT_SERVER.to_string());
+    let entry = EnvironmentSpec {
+        destination: Destination {
+            namespace: env.namespace.clone().unwrap_or_else(|| "default".into()),
+            server: env.server.clone().unwrap_or(default_server),
+        },
+        k8s_version: api.version.clone(),
+        path: env.name.clone(),
+        extra: Default::default(),
+    };
+    let mut files = FileSet::new();
+    if env.is_override {
+        let mut o = app.overrides.clone().unwrap_or_default();
+        o.environments.insert(env.name.clone(), entry);
+        files.write(
+            app.root.join(super::OVERRIDE_FILE),
+            App::render_override(&o),
+        );
+    } else {
+        let mut spec = app.spec.clone();
+        spec.environments.insert(env.name.clone(), entry);
+        files.write(app.root.join(super::APP_FILE), App::render_spec(&spec));
+    }
+    stage_env_files(&app.root, &env.name, &api, &mut files);
+    create_parents(
+        &files,
+        &[
+            env_dir.join("x"),
+            app.root
+                .join("lib")
+                .join("ksonnet-lib")
+                .join(&api.version)
+                .join("x"),
+        ],
+    )?;
+    files.commit()?;
+    Ok(())
+}
+
+/// `kf env rm`: the entry, then its folder; the current-env marker if it named it.
+pub fn remove_env(app: &App, name: &str, from_override: bool) -> Result<(), AppError> {
+    let env = app.environment(name)?;
+    let mut files = FileSet::new();
+    if from_override || env.is_override {
+        let mut o: OverrideSpec = app.overrides.clone().unwrap_or_default();
+        if o.environments.remove(name).is_none() {
+            return Err(AppError::UnknownEnvironment {
+                name: name.into(),
+                hint: " in app.override.yaml".into(),
+            });
+        }
+        files.write(
+            app.root.join(super::OVERRIDE_FILE),
+            App::render_override(&o),
+        );
+    } else {
+        let mut spec = app.spec.clone();
+        spec.environments.remove(name);
+        files.write(app.root.join(super::APP_FILE), App::render_spec(&spec));
+    }
+    if app.current_environment().as_deref() == Some(name) {
+        files.remove(app.root.join(super::CURRENT_ENV_FILE));
+    }
+    files.commit()?;
+    let dir = app.env_dir(&env);
+    if dir.is_dir() {
+        fs::remove_dir_all(&dir).map_err(|source| AppError::Read {
+            path: dir.clone(),
+            source,
+        })?;
+        // Drop now-empty parents of a nested env (us-west/prod → us-west).
+        let mut parent = dir.parent();
+        while let Some(p) = parent {
+            if p == app.environments_dir() || fs::remove_dir(p).is_err() {
+                break;
+            }
+            parent = p.parent();
+        }
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct EnvChanges {
+    pub rename: Option<String>,
+    pub server: Option<String>,
+    pub namespace: Option<String>,
+    pub api_spec: Option<String>,
+}
+
+/// `kf env set`: change destination, version or name (renaming moves the folder).
+pub fn update_env(app: &App, name: &str, changes: &EnvChanges) -> Result<(), AppError> {
+    let env = app.environment(name)?;
+    let mut entry = env.spec.clone();
+    if let Some(s) = &changes.server {
+        entry.destination.server = s.clone();
+    }
+    if let Some(n) = &changes.namespace {
+        entry.destination.namespace = n.clone();
+    }
+    let mut swagger = None;
+    if let Some(a) = &changes.api_spec {
+        let api = read_api_spec(a)?;
+        entry.k8s_version = api.version.clone();
+        swagger = api.swagger.map(|s| (api.version, s));
+    }
+    let mut new_name = name.to_string();
+    if let Some(r) = &changes.rename {
+        validate_env_name(r)?;
+        if r != name && app.environments().iter().any(|e| &e.name == r) {
+            return Err(AppError::Invalid {
+                path: app.root.join(super::APP_FILE),
+                message: format!("environment '{r}' already exists"),
+            });
+        }
+        new_name = r.clone();
+        entry.path = r.clone();
+    }
+    let mut files = FileSet::new();
+    if env.is_override {
+        let mut o = app.overrides.clone().unwrap_or_default();
+        o.environments.remove(name);
+        o.environments.insert(new_name.clone(), entry);
+        files.write(
+            app.root.join(super::OVERRIDE_FILE),
+            App::render_override(&o),
+        );
+    } else {
+        let mut spec = app.spec.clone();
+        spec.environments.remove(name);
+        spec.environments.insert(new_name.clone(), entry);
+        files.write(app.root.join(super::APP_FILE), App::render_spec(&spec));
+    }
+    if let Some((version, bytes)) = swagger {
+        let path = app
+            .root
+            .join("lib")
+            .join("ksonnet-lib")
+            .join(&version)
+            .join("swagger.json");
+        create_parents(&files, std::slice::from_ref(&path))?;
+        files.write(path, bytes);
+    }
+    if new_name != name {
+        let from = app.env_dir(&env);
+        let to = app.environments_dir().join(&new_name);
+        if to.exists() {
+            return Err(AppError::Invalid {
+                path: to,
+                message: "already exists".into(),
+            });
+        }
+        if let Some(parent) = to.parent() {
+            fs::create_dir_all(parent).map_err(|source| AppError::Read {
+                path: parent.into(),
+                source,
+            })?;
+        }
+        fs::rename(&from, &to).map_err(|source| AppError::Read {
+            path: from.clone(),
+            source,
+        })?;
+        if let Err(e) = files.commit() {
+            let _ = fs::rename(&to, &from);
+            return Err(e.into());
+        }
+        if app.current_environment().as_deref() == Some(name) {
+            super::write_atomic(&app.root.join(super::CURRENT_ENV_FILE), new_name.as_bytes())?;
+        }
+        return Ok(());
+    }
+    files.commit()?;
+    Ok(())
+}
+
+/// `kf env current --set`.
+pub fn set_current_env(app: &App, name: Option<&str>) -> Result<(), AppError> {
+    let path = app.root.join(super::CURRENT_ENV_FILE);
+    match name {
+        Some(n) => {
+            app.environment(n)?;
+            super::write_atomic(&path, n.as_bytes())?;
+        }
+        None => {
+            let mut f = FileSet::new();
+            f.remove(path);
+            f.commit()?;
+        }
+    }
+    Ok(())
+}

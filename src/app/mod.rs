@@ -1,0 +1,398 @@
+//! The app on disk: where it is, what `app.yaml` says, its environments and components.
+
+pub mod create;
+pub mod fsutil;
+pub mod spec;
+pub mod templates;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+pub use fsutil::{FileSet, WriteError, write_atomic};
+pub use spec::{AppSpec, Destination, EnvironmentSpec, OverrideSpec};
+
+use crate::suggest;
+
+pub const APP_FILE: &str = "app.yaml";
+pub const OVERRIDE_FILE: &str = "app.override.yaml";
+pub const CURRENT_ENV_FILE: &str = ".ks_environment";
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error(
+        "no ksonnet app here: no {APP_FILE} in {0} or any folder above it; run `kf init <name>` to create one, or pass --dir"
+    )]
+    NotFound(PathBuf),
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+    #[error("unknown environment '{name}'{hint}; `kf env list` shows them")]
+    UnknownEnvironment { name: String, hint: String },
+    #[error("unknown component '{name}'{hint}; `kf component list` shows them")]
+    UnknownComponent { name: String, hint: String },
+    #[error("invalid {what} name '{name}': {why}")]
+    InvalidName {
+        what: &'static str,
+        name: String,
+        why: &'static str,
+    },
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+/// A resolved environment: app.yaml (or app.override.yaml) entry plus where its files live.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Environment {
+    pub name: String,
+    pub server: String,
+    pub namespace: String,
+    pub k8s_version: String,
+    /// Folder below `environments/`.
+    pub path: String,
+    /// Defined in app.override.yaml rather than app.yaml.
+    pub is_override: bool,
+    pub spec: EnvironmentSpec,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ComponentFormat {
+    Jsonnet,
+    Yaml,
+    Json,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Component {
+    pub name: String,
+    pub path: PathBuf,
+    pub format: ComponentFormat,
+}
+
+#[derive(Debug, Clone)]
+pub struct App {
+    pub root: PathBuf,
+    pub spec: AppSpec,
+    pub overrides: Option<OverrideSpec>,
+}
+
+impl App {
+    /// Walk up from `start` to the nearest folder holding app.yaml and load it.
+    pub fn find(start: &Path) -> Result<App, AppError> {
+        let start = start.canonicalize().map_err(|source| AppError::Read {
+            path: start.to_path_buf(),
+            source,
+        })?;
+        let mut dir = start.as_path();
+        loop {
+            if dir.join(APP_FILE).is_file() {
+                return App::load(dir);
+            }
+            match dir.parent() {
+                Some(parent) => dir = parent,
+                None => return Err(AppError::NotFound(start)),
+            }
+        }
+    }
+
+    pub fn load(root: &Path) -> Result<App, AppError> {
+        let app_path = root.join(APP_FILE);
+        let text = read(&app_path)?;
+        let mut spec: AppSpec = parse_yaml(&app_path, &text)?;
+        if spec.kind != spec::APP_KIND {
+            return Err(AppError::Invalid {
+                path: app_path,
+                message: format!("kind is '{}', expected '{}'", spec.kind, spec::APP_KIND),
+            });
+        }
+        if !spec::SUPPORTED_API_VERSIONS.contains(&spec.api_version.as_str()) {
+            return Err(AppError::Invalid {
+                path: app_path,
+                message: format!(
+                    "unknown apiVersion '{}'; kf reads ksonnet apps of apiVersion {}",
+                    spec.api_version,
+                    spec::SUPPORTED_API_VERSIONS.join(", ")
+                ),
+            });
+        }
+        if matches!(spec.api_version.as_str(), "0.0.1" | "0.1.0") {
+            migrate_legacy_environments(root, &mut spec)?;
+        }
+        let override_path = root.join(OVERRIDE_FILE);
+        let overrides = if override_path.is_file() {
+            let text = read(&override_path)?;
+            Some(parse_yaml::<OverrideSpec>(&override_path, &text)?)
+        } else {
+            None
+        };
+        Ok(App {
+            root: root.to_path_buf(),
+            spec,
+            overrides,
+        })
+    }
+
+    pub fn components_dir(&self) -> PathBuf {
+        self.root.join("components")
+    }
+
+    pub fn component_params_path(&self) -> PathBuf {
+        self.components_dir().join("params.libsonnet")
+    }
+
+    pub fn environments_dir(&self) -> PathBuf {
+        self.root.join("environments")
+    }
+
+    pub fn env_dir(&self, env: &Environment) -> PathBuf {
+        self.environments_dir().join(&env.path)
+    }
+
+    /// Every environment, app.yaml's and app.override.yaml's, sorted by name; an override
+    /// entry replaces the app.yaml entry of the same name.
+    pub fn environments(&self) -> Vec<Environment> {
+        let mut all: BTreeMap<&str, Environment> = BTreeMap::new();
+        for (name, spec) in &self.spec.environments {
+            all.insert(name, Environment::from_spec(name, spec, false));
+        }
+        if let Some(o) = &self.overrides {
+            for (name, spec) in &o.environments {
+                all.insert(name, Environment::from_spec(name, spec, true));
+            }
+        }
+        all.into_values().collect()
+    }
+
+    pub fn environment(&self, name: &str) -> Result<Environment, AppError> {
+        let envs = self.environments();
+        if let Some(env) = envs.iter().find(|e| e.name == name) {
+            return Ok(env.clone());
+        }
+        Err(AppError::UnknownEnvironment {
+            name: name.to_string(),
+            hint: suggest::hint(name, envs.iter().map(|e| e.name.as_str())),
+        })
+    }
+
+    /// The env named in `.ks_environment`, if any.
+    pub fn current_environment(&self) -> Option<String> {
+        fs::read_to_string(self.root.join(CURRENT_ENV_FILE))
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    }
+
+    /// Components of the app: `components/*.{jsonnet,yaml,yml,json}` (not params.libsonnet),
+    /// sorted by name.
+    pub fn components(&self) -> Result<Vec<Component>, AppError> {
+        let dir = self.components_dir();
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => return Err(AppError::Read { path: dir, source }),
+        };
+        let mut out = Vec::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if !path.is_file() {
+                continue;
+            }
+            let Some(file_name) = path.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            if file_name.starts_with('.') {
+                continue;
+            }
+            let Some((name, ext)) = file_name.rsplit_once('.') else {
+                continue;
+            };
+            let format = match ext {
+                "jsonnet" => ComponentFormat::Jsonnet,
+                "yaml" | "yml" => ComponentFormat::Yaml,
+                "json" => ComponentFormat::Json,
+                _ => continue,
+            };
+            out.push(Component {
+                name: name.to_string(),
+                path,
+                format,
+            });
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name).then(a.format.cmp(&b.format)));
+        Ok(out)
+    }
+
+    pub fn component(&self, name: &str) -> Result<Component, AppError> {
+        let all = self.components()?;
+        if let Some(c) = all.iter().find(|c| c.name == name) {
+            return Ok(c.clone());
+        }
+        Err(AppError::UnknownComponent {
+            name: name.to_string(),
+            hint: suggest::hint(name, all.iter().map(|c| c.name.as_str())),
+        })
+    }
+
+    /// Serialize app.yaml for writing (0.3.0 shape).
+    pub fn render_spec(spec: &AppSpec) -> String {
+        to_yaml(spec)
+    }
+
+    pub fn render_override(spec: &OverrideSpec) -> String {
+        to_yaml(spec)
+    }
+}
+
+impl Environment {
+    fn from_spec(name: &str, spec: &EnvironmentSpec, is_override: bool) -> Environment {
+        Environment {
+            name: name.to_string(),
+            server: spec.destination.server.clone(),
+            namespace: if spec.destination.namespace.is_empty() {
+                "default".to_string()
+            } else {
+                spec.destination.namespace.clone()
+            },
+            k8s_version: if spec.k8s_version.is_empty() {
+                spec::DEFAULT_K8S_VERSION.to_string()
+            } else {
+                spec.k8s_version.clone()
+            },
+            path: if spec.path.is_empty() {
+                name.to_string()
+            } else {
+                spec.path.clone()
+            },
+            is_override,
+            spec: spec.clone(),
+        }
+    }
+}
+
+/// ksonnet 0.1.0 kept each environment's destination in `environments/<env>/spec.json`.
+fn migrate_legacy_environments(root: &Path, spec: &mut AppSpec) -> Result<(), AppError> {
+    let envs_dir = root.join("environments");
+    let mut stack = vec![envs_dir.clone()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if !path.is_dir() {
+                continue;
+            }
+            let spec_json = path.join("spec.json");
+            if spec_json.is_file() {
+                let text = read(&spec_json)?;
+                let dest: Destination =
+                    serde_json::from_str(&text).map_err(|e| AppError::Invalid {
+                        path: spec_json.clone(),
+                        message: format!("not a valid environment spec: {e}"),
+                    })?;
+                let rel = path
+                    .strip_prefix(&envs_dir)
+                    .unwrap_or(&path)
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                spec.environments
+                    .entry(rel.clone())
+                    .or_insert_with(|| EnvironmentSpec {
+                        destination: dest,
+                        k8s_version: String::new(),
+                        path: rel,
+                        extra: BTreeMap::new(),
+                    });
+            } else {
+                stack.push(path);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn read(path: &Path) -> Result<String, AppError> {
+    fs::read_to_string(path).map_err(|source| AppError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn parse_yaml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, AppError> {
+    serde_saphyr::from_str(text).map_err(|e| AppError::Invalid {
+        path: path.to_path_buf(),
+        message: format!("not a valid app file: {}", one_line(&e.to_string())),
+    })
+}
+
+pub fn to_yaml<T: serde::Serialize>(value: &T) -> String {
+    // Serializing plain data to a string cannot fail; an error here would be a kf bug.
+    serde_saphyr::to_string(value).unwrap_or_else(|e| panic!("YAML serialization failed: {e}"))
+}
+
+fn one_line(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Component and prototype-instance names: what ksonnet allowed, minus anything that could
+/// escape `components/` or break a Jsonnet field name.
+pub fn validate_component_name(name: &str) -> Result<(), AppError> {
+    validate_segment("component", name)
+}
+
+/// Environment names may nest (`us-west/prod`); each segment follows the component rules.
+pub fn validate_env_name(name: &str) -> Result<(), AppError> {
+    if name.is_empty() {
+        return Err(AppError::InvalidName {
+            what: "environment",
+            name: name.to_string(),
+            why: "it is empty",
+        });
+    }
+    for seg in name.split('/') {
+        validate_segment("environment", seg).map_err(|_| AppError::InvalidName {
+            what: "environment",
+            name: name.to_string(),
+            why: "each '/'-separated part must be letters, digits, '-', '_' or '.', not starting with '.'",
+        })?;
+    }
+    Ok(())
+}
+
+fn validate_segment(what: &'static str, name: &str) -> Result<(), AppError> {
+    let bad = |why| {
+        Err(AppError::InvalidName {
+            what,
+            name: name.to_string(),
+            why,
+        })
+    };
+    if name.is_empty() {
+        return bad("it is empty");
+    }
+    if name.len() > 253 {
+        return bad("it is longer than 253 characters");
+    }
+    if name.starts_with('.') {
+        return bad("it starts with '.'");
+    }
+    if name.contains('/') || name.contains('\\') {
+        return bad("it contains a path separator");
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        return bad("only letters, digits, '-', '_' and '.' are allowed");
+    }
+    Ok(())
+}

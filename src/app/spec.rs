@@ -1,0 +1,108 @@
+//! `app.yaml` and `app.override.yaml`: ksonnet's app model, in the 0.3.0 shape.
+//!
+//! Older apps (0.1.0, 0.2.0) are read and migrated in memory; fields kf does not model are
+//! kept verbatim so that rewriting app.yaml never drops what ksonnet or a user put there.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub const APP_KIND: &str = "ksonnet.io/app";
+pub const OVERRIDE_KIND: &str = "ksonnet.io/app-override";
+pub const CURRENT_API_VERSION: &str = "0.3.0";
+pub const SUPPORTED_API_VERSIONS: &[&str] = &["0.0.1", "0.1.0", "0.2.0", "0.3.0"];
+pub const DEFAULT_K8S_VERSION: &str = "v1.10.3";
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AppSpec {
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub environments: BTreeMap<String, EnvironmentSpec>,
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub libraries: BTreeMap<String, Value>,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub registries: BTreeMap<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Everything else ksonnet allowed (description, authors, license, …), kept as written.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct EnvironmentSpec {
+    #[serde(default)]
+    pub destination: Destination,
+    #[serde(
+        rename = "k8sVersion",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub k8s_version: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub path: String,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct Destination {
+    #[serde(default)]
+    pub namespace: String,
+    #[serde(default)]
+    pub server: String,
+}
+
+/// `app.override.yaml`: local, usually git-ignored, environments and registries.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct OverrideSpec {
+    #[serde(rename = "apiVersion", default = "current_version")]
+    pub api_version: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub environments: BTreeMap<String, EnvironmentSpec>,
+    #[serde(default = "override_kind")]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub registries: BTreeMap<String, Value>,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+fn current_version() -> String {
+    CURRENT_API_VERSION.to_string()
+}
+
+fn override_kind() -> String {
+    OVERRIDE_KIND.to_string()
+}
+
+impl AppSpec {
+    pub fn new(name: &str) -> Self {
+        AppSpec {
+            api_version: CURRENT_API_VERSION.to_string(),
+            environments: BTreeMap::new(),
+            kind: APP_KIND.to_string(),
+            libraries: BTreeMap::new(),
+            name: name.to_string(),
+            registries: BTreeMap::new(),
+            version: Some("0.0.1".to_string()),
+            extra: BTreeMap::new(),
+        }
+    }
+}
+
+impl Default for OverrideSpec {
+    fn default() -> Self {
+        OverrideSpec {
+            api_version: current_version(),
+            environments: BTreeMap::new(),
+            kind: override_kind(),
+            registries: BTreeMap::new(),
+            extra: BTreeMap::new(),
+        }
+    }
+}

@@ -1,0 +1,114 @@
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+use serde_json::Value;
+
+use kf::app::ComponentFormat;
+
+use super::{Context_, table};
+
+/// List and remove components.
+#[derive(Subcommand)]
+pub enum ComponentCommand {
+    /// List components.
+    #[command(
+        visible_alias = "ls",
+        after_help = "Example:\n  kf component list -o wide"
+    )]
+    List {
+        #[arg(short = 'o', long, default_value = "table", value_parser = ["table", "wide", "json"])]
+        output: String,
+    },
+    /// Remove a component: its file and its params in every environment.
+    #[command(after_help = "Example:\n  kf component rm web")]
+    Rm { name: String },
+}
+
+/// Turn YAML/JSON manifests into components.
+#[derive(Args)]
+#[command(after_help = "Example:\n  kf import -f manifests/")]
+pub struct ImportArgs {
+    /// A .yaml/.yml/.json/.jsonnet file, or a folder of them.
+    #[arg(short = 'f', long = "file")]
+    file: PathBuf,
+}
+
+pub fn run(ctx: &Context_, cmd: ComponentCommand) -> Result<()> {
+    let app = ctx.app()?;
+    match cmd {
+        ComponentCommand::List { output } => {
+            let components = app.components()?;
+            let kind_of = |c: &kf::app::Component| -> (String, String, String) {
+                if c.format == ComponentFormat::Jsonnet {
+                    return Default::default();
+                }
+                let text = std::fs::read_to_string(&c.path).unwrap_or_default();
+                let parsed =
+                    kf::render::parse_component_file(&text, c.format).unwrap_or(Value::Null);
+                let s = |p: &str| {
+                    parsed
+                        .pointer(p)
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string()
+                };
+                (s("/apiVersion"), s("/kind"), s("/metadata/name"))
+            };
+            let type_of = |f: ComponentFormat| match f {
+                ComponentFormat::Jsonnet => "jsonnet",
+                ComponentFormat::Yaml => "yaml",
+                ComponentFormat::Json => "json",
+            };
+            match output.as_str() {
+                "json" => {
+                    let list: Vec<Value> = components
+                        .iter()
+                        .map(|c| serde_json::json!({ "name": c.name, "type": type_of(c.format) }))
+                        .collect();
+                    println!("{}", serde_json::to_string_pretty(&list)?);
+                }
+                "wide" => {
+                    let rows: Vec<Vec<String>> = components
+                        .iter()
+                        .map(|c| {
+                            let (api, kind, name) = kind_of(c);
+                            vec![c.name.clone(), type_of(c.format).into(), api, kind, name]
+                        })
+                        .collect();
+                    print!(
+                        "{}",
+                        table::render(&["COMPONENT", "TYPE", "APIVERSION", "KIND", "NAME"], &rows)
+                    );
+                }
+                _ => {
+                    let rows: Vec<Vec<String>> =
+                        components.iter().map(|c| vec![c.name.clone()]).collect();
+                    print!("{}", table::render(&["COMPONENT"], &rows));
+                }
+            }
+        }
+        ComponentCommand::Rm { name } => {
+            kf::components::remove(&app, &name)?;
+            println!("Removed component '{name}'");
+        }
+    }
+    Ok(())
+}
+
+pub fn run_import(ctx: &Context_, a: ImportArgs) -> Result<()> {
+    let app = ctx.app()?;
+    let file = if a.file.is_absolute() {
+        a.file.clone()
+    } else {
+        ctx.cwd.join(&a.file)
+    };
+    for imported in kf::components::import(&app, &file)? {
+        println!(
+            "Imported component '{}' ({})",
+            imported.component,
+            kf::render::rel(&app, &imported.path)
+        );
+    }
+    Ok(())
+}

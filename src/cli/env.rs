@@ -1,0 +1,190 @@
+use anyhow::{Result, bail};
+use clap::{Args, Subcommand};
+
+use kf::app::create::{self, EnvChanges, EnvOptions};
+
+use super::{Context_, table};
+
+/// Manage environments (where and how an app is deployed).
+#[derive(Subcommand)]
+pub enum EnvCommand {
+    /// Add an environment.
+    #[command(
+        after_help = "Example:\n  kf env add prod --namespace ml-prod --server https://prod.example.com:6443"
+    )]
+    Add(AddArgs),
+    /// Remove an environment and its folder.
+    #[command(after_help = "Example:\n  kf env rm staging")]
+    Rm {
+        name: String,
+        /// Remove it from app.override.yaml.
+        #[arg(short = 'o', long)]
+        r#override: bool,
+    },
+    /// List environments.
+    #[command(after_help = "Example:\n  kf env list -o json")]
+    List {
+        /// Output format: table or json.
+        #[arg(short = 'o', long, default_value = "table", value_parser = ["table", "json", "wide"])]
+        output: String,
+    },
+    /// Change an environment's name, server, namespace or API version.
+    #[command(after_help = "Example:\n  kf env set prod --namespace ml --name production")]
+    Set(SetArgs),
+    /// Show, set or unset the current environment (.ks_environment).
+    #[command(after_help = "Example:\n  kf env current --set prod")]
+    Current {
+        #[arg(long, conflicts_with = "unset")]
+        set: Option<String>,
+        #[arg(long)]
+        unset: bool,
+    },
+    /// Print an environment's settings as YAML.
+    #[command(after_help = "Example:\n  kf env describe prod")]
+    Describe { name: String },
+}
+
+#[derive(Args)]
+pub struct AddArgs {
+    name: String,
+    #[arg(long)]
+    server: Option<String>,
+    #[arg(long)]
+    namespace: Option<String>,
+    #[arg(long, value_name = "SPEC")]
+    api_spec: Option<String>,
+    /// Write the environment to app.override.yaml (local, git-ignored).
+    #[arg(short = 'o', long)]
+    r#override: bool,
+}
+
+#[derive(Args)]
+pub struct SetArgs {
+    name: String,
+    /// New name (moves environments/<name>).
+    #[arg(long = "name", id = "rename")]
+    rename: Option<String>,
+    #[arg(long)]
+    server: Option<String>,
+    #[arg(long)]
+    namespace: Option<String>,
+    #[arg(long, value_name = "SPEC")]
+    api_spec: Option<String>,
+}
+
+pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
+    let app = ctx.app()?;
+    match cmd {
+        EnvCommand::Add(a) => {
+            create::add_env(
+                &app,
+                &EnvOptions {
+                    name: a.name.clone(),
+                    server: a.server,
+                    namespace: a.namespace,
+                    api_spec: a.api_spec,
+                    is_override: a.r#override,
+                },
+            )?;
+            println!("Added environment '{}'", a.name);
+        }
+        EnvCommand::Rm { name, r#override } => {
+            create::remove_env(&app, &name, r#override)?;
+            println!("Removed environment '{name}'");
+        }
+        EnvCommand::List { output } => {
+            let envs = app.environments();
+            if output == "json" {
+                let list: Vec<serde_json::Value> = envs
+                    .iter()
+                    .map(|e| {
+                        serde_json::json!({
+                            "name": e.name,
+                            "override": e.is_override,
+                            "kubernetesVersion": e.k8s_version,
+                            "namespace": e.namespace,
+                            "server": e.server,
+                        })
+                    })
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&list)?);
+            } else {
+                let rows: Vec<Vec<String>> = envs
+                    .iter()
+                    .map(|e| {
+                        vec![
+                            e.name.clone(),
+                            if e.is_override {
+                                "*".into()
+                            } else {
+                                String::new()
+                            },
+                            e.k8s_version.clone(),
+                            e.namespace.clone(),
+                            e.server.clone(),
+                        ]
+                    })
+                    .collect();
+                print!(
+                    "{}",
+                    table::render(
+                        &[
+                            "NAME",
+                            "OVERRIDE",
+                            "KUBERNETES-VERSION",
+                            "NAMESPACE",
+                            "SERVER"
+                        ],
+                        &rows
+                    )
+                );
+            }
+        }
+        EnvCommand::Set(a) => {
+            if a.rename.is_none()
+                && a.server.is_none()
+                && a.namespace.is_none()
+                && a.api_spec.is_none()
+            {
+                bail!("nothing to change: give --name, --server, --namespace or --api-spec");
+            }
+            create::update_env(
+                &app,
+                &a.name,
+                &EnvChanges {
+                    rename: a.rename,
+                    server: a.server,
+                    namespace: a.namespace,
+                    api_spec: a.api_spec,
+                },
+            )?;
+            println!("Updated environment '{}'", a.name);
+        }
+        EnvCommand::Current { set, unset } => {
+            if let Some(name) = set {
+                create::set_current_env(&app, Some(&name))?;
+            } else if unset {
+                create::set_current_env(&app, None)?;
+            } else {
+                match app.current_environment() {
+                    Some(e) => println!("{e}"),
+                    None => {
+                        bail!("no current environment; set one with `kf env current --set <env>`")
+                    }
+                }
+            }
+        }
+        EnvCommand::Describe { name } => {
+            let env = app.environment(&name)?;
+            let described = serde_json::json!({
+                "name": env.name,
+                "destination": { "namespace": env.namespace, "server": env.server },
+                "k8sVersion": env.k8s_version,
+                "path": env.path,
+                "override": env.is_override,
+            });
+            print!("{}", kf::app::to_yaml(&described));
+        }
+    }
+    Ok(())
+}

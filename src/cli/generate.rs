@@ -1,0 +1,215 @@
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Subcommand};
+
+use kf::prototype::generate::generate;
+use kf::prototype::{Catalog, Given, Prototype, instantiate};
+
+use super::{Context_, table};
+
+/// Create a component from a prototype: `kf generate <prototype> <component> [--<param>=<value>…]`.
+#[derive(Args)]
+#[command(
+    after_help = "Examples:\n  kf generate deployed-service web --image=nginx:1.27 --replicas=2\n  kf generate configMap settings --data='{\"mode\":\"fast\"}'"
+)]
+pub struct GenerateArgs {
+    /// Prototype name, or a unique suffix of it (`deployed-service`).
+    prototype: String,
+    /// Name of the new component.
+    component: String,
+    /// A YAML or JSON file of param values (flags win over it).
+    #[arg(long, value_name = "FILE")]
+    values_file: Option<PathBuf>,
+    /// Prototype params: `--name=value` or `--name value`.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "PARAMS"
+    )]
+    params: Vec<String>,
+}
+
+/// Find, inspect and use prototypes.
+#[derive(Subcommand)]
+pub enum PrototypeCommand {
+    /// List every prototype.
+    #[command(after_help = "Example:\n  kf prototype list")]
+    List,
+    /// Show a prototype's description and params.
+    #[command(after_help = "Example:\n  kf prototype describe deployed-service")]
+    Describe { name: String },
+    /// Print the component a prototype would generate, without writing it.
+    #[command(
+        after_help = "Example:\n  kf prototype preview deployed-service --name=web --image=nginx"
+    )]
+    Preview {
+        name: String,
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "PARAMS"
+        )]
+        params: Vec<String>,
+    },
+    /// Search prototypes by name or description.
+    #[command(after_help = "Example:\n  kf prototype search service")]
+    Search { query: String },
+    /// Same as `kf generate`.
+    #[command(
+        after_help = "Example:\n  kf prototype use single-port-service web-svc --targetLabelSelector='{\"app\":\"web\"}'"
+    )]
+    Use(GenerateArgs),
+}
+
+pub fn catalog() -> Result<Catalog> {
+    Catalog::builtin().context("a built-in prototype is malformed")
+}
+
+/// `--a=1 --b 2` → {a: "1", b: "2"}.
+fn parse_params(args: &[String]) -> Result<BTreeMap<String, Given>> {
+    let mut out = BTreeMap::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = &args[i];
+        let Some(flag) = arg.strip_prefix("--") else {
+            bail!("unexpected argument '{arg}': prototype params are given as --<param>=<value>");
+        };
+        let (name, value) = match flag.split_once('=') {
+            Some((n, v)) => (n.to_string(), v.to_string()),
+            None => {
+                let Some(v) = args.get(i + 1) else {
+                    bail!("--{flag} needs a value");
+                };
+                i += 1;
+                (flag.to_string(), v.clone())
+            }
+        };
+        if name.is_empty() {
+            bail!("empty param name in '{arg}'");
+        }
+        out.insert(name, Given::Raw(value));
+        i += 1;
+    }
+    Ok(out)
+}
+
+fn values_file(path: &PathBuf) -> Result<BTreeMap<String, Given>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let value: serde_json::Value = serde_saphyr::from_str(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: not valid YAML/JSON: {}",
+            path.display(),
+            e.to_string().lines().next().unwrap_or("")
+        )
+    })?;
+    let serde_json::Value::Object(map) = value else {
+        bail!(
+            "{}: must be a mapping of param names to values",
+            path.display()
+        );
+    };
+    Ok(map.into_iter().map(|(k, v)| (k, Given::Typed(v))).collect())
+}
+
+pub fn run_generate(ctx: &Context_, a: GenerateArgs) -> Result<()> {
+    let app = ctx.app()?;
+    let mut given = match &a.values_file {
+        Some(f) => values_file(f)?,
+        None => BTreeMap::new(),
+    };
+    given.extend(parse_params(&a.params)?);
+    generate(&app, &catalog()?, &a.prototype, &a.component, &given)?;
+    println!(
+        "Generated component '{}' (components/{}.jsonnet)",
+        a.component, a.component
+    );
+    Ok(())
+}
+
+fn describe(p: &Prototype) -> String {
+    let flag = |name: &str| format!("--{name}=<{name}>");
+    let width = p
+        .params
+        .iter()
+        .map(|x| flag(&x.name).len())
+        .max()
+        .unwrap_or(0);
+    let line = |x: &kf::prototype::ParamSpec| match &x.default {
+        Some(d) => format!(
+            "  {:<width$} {} [default: {d}, type: {}]",
+            flag(&x.name),
+            x.description,
+            x.kind.as_str()
+        ),
+        None => format!(
+            "  {:<width$} {} [type: {}]",
+            flag(&x.name),
+            x.description,
+            x.kind.as_str()
+        ),
+    };
+    let group = |lines: Vec<String>| {
+        if lines.is_empty() {
+            "  [none]".to_string()
+        } else {
+            lines.join("\n")
+        }
+    };
+    format!(
+        "PROTOTYPE NAME:\n{}\n\nDESCRIPTION:\n{}\n\nREQUIRED PARAMETERS:\n{}\n\nOPTIONAL PARAMETERS:\n{}\n\nTEMPLATE TYPES AVAILABLE:\n  [jsonnet]\n",
+        p.name,
+        p.description,
+        group(p.required().map(line).collect()),
+        group(p.optional().map(line).collect()),
+    )
+}
+
+pub fn run_prototype(ctx: &Context_, cmd: PrototypeCommand) -> Result<()> {
+    let catalog = catalog()?;
+    match cmd {
+        PrototypeCommand::List => {
+            let rows: Vec<Vec<String>> = catalog
+                .prototypes
+                .values()
+                .map(|p| vec![p.name.clone(), p.short_description.clone()])
+                .collect();
+            print!("{}", table::render(&["NAME", "DESCRIPTION"], &rows));
+        }
+        PrototypeCommand::Describe { name } => print!("{}", describe(catalog.find(&name)?)),
+        PrototypeCommand::Search { query } => {
+            let rows: Vec<Vec<String>> = catalog
+                .search(&query)
+                .iter()
+                .map(|p| vec![p.name.clone(), p.short_description.clone()])
+                .collect();
+            if rows.is_empty() {
+                bail!("no prototype matches '{query}'; `kf prototype list` shows them all");
+            }
+            print!("{}", table::render(&["NAME", "DESCRIPTION"], &rows));
+        }
+        PrototypeCommand::Preview { name, params } => {
+            let proto = catalog.find(&name)?;
+            let given = parse_params(&params)?;
+            let component = match given.get("name") {
+                Some(Given::Raw(n)) => n.clone(),
+                _ => proto.short_name().to_string(),
+            };
+            let instance = instantiate(proto, &component, &given)?;
+            let fields: Vec<String> = instance
+                .params
+                .iter()
+                .map(|(k, v)| format!("  {}: {v},", kf::params::editor::render_key(k)))
+                .collect();
+            println!(
+                "// params of component '{component}'\n{{\n{}\n}}\n",
+                fields.join("\n")
+            );
+            print!("{}", instance.source);
+        }
+        PrototypeCommand::Use(a) => run_generate(ctx, a)?,
+    }
+    Ok(())
+}

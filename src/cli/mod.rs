@@ -1,0 +1,108 @@
+//! The command line: flags and a call into the library per command, nothing more.
+
+mod component;
+mod demo;
+mod env;
+mod generate;
+mod init;
+mod param;
+mod show;
+pub mod table;
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+
+use kf::app::App;
+
+#[derive(Parser)]
+#[command(
+    name = "kf",
+    version,
+    about = "ksonnet-style Jsonnet apps for machine-learning workloads on Kubernetes",
+    long_about = "kf manages a ksonnet app: prototypes become components, components have params, \
+params are overridden per environment, and `kf show <env>` renders it all to Kubernetes manifests.\n\n\
+Start with `kf init my-app`, then `kf generate <prototype> <component>` and `kf show default`."
+)]
+pub struct Cli {
+    /// Run as if started in this folder (the app is found here or above).
+    #[arg(long, global = true, value_name = "DIR")]
+    dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Init(init::InitArgs),
+    #[command(subcommand)]
+    Env(env::EnvCommand),
+    #[command(visible_alias = "gen", visible_alias = "g")]
+    Generate(generate::GenerateArgs),
+    #[command(subcommand, visible_alias = "proto")]
+    Prototype(generate::PrototypeCommand),
+    #[command(subcommand)]
+    Param(param::ParamCommand),
+    #[command(subcommand)]
+    Component(component::ComponentCommand),
+    Import(component::ImportArgs),
+    Show(show::ShowArgs),
+    Demo(demo::DemoArgs),
+}
+
+pub fn run() -> Result<()> {
+    let cli = Cli::parse();
+    let cwd = match &cli.dir {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().context("cannot read the current folder")?,
+    };
+    let ctx = Context_ { cwd };
+    match cli.command {
+        Command::Init(a) => init::run(&ctx, a),
+        Command::Env(c) => env::run(&ctx, c),
+        Command::Generate(a) => generate::run_generate(&ctx, a),
+        Command::Prototype(c) => generate::run_prototype(&ctx, c),
+        Command::Param(c) => param::run(&ctx, c),
+        Command::Component(c) => component::run(&ctx, c),
+        Command::Import(a) => component::run_import(&ctx, a),
+        Command::Show(a) => show::run(&ctx, a),
+        Command::Demo(a) => demo::run(a),
+    }
+}
+
+/// Where the command runs.
+pub struct Context_ {
+    pub cwd: PathBuf,
+}
+
+impl Context_ {
+    pub fn app(&self) -> Result<App> {
+        Ok(App::find(&self.cwd)?)
+    }
+}
+
+/// The environment a command acts on: the positional argument (ksonnet's form), `--env`
+/// (what kf users type), or `.ks_environment`.
+pub fn pick_env(app: &App, positional: Option<String>, flag: Option<String>) -> Result<String> {
+    match (positional, flag) {
+        (Some(p), Some(f)) if p != f => {
+            bail!("environment given twice ('{p}' and --env '{f}'); give one")
+        }
+        (Some(e), _) | (None, Some(e)) => Ok(e),
+        (None, None) => app.current_environment().ok_or_else(|| {
+            anyhow::anyhow!(
+                "no environment given: pass one (e.g. `--env default`) or set a current one with `kf env current --set <env>`"
+            )
+        }),
+    }
+}
+
+/// `k=v` pairs from flags.
+pub fn key_value(arg: &str, flag: &str) -> Result<(String, String)> {
+    match arg.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => bail!("{flag} takes <name>=<value>, got '{arg}'"),
+    }
+}

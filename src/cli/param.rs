@@ -1,0 +1,158 @@
+use anyhow::{Result, bail};
+use clap::{Args, Subcommand};
+
+use kf::params::display;
+use kf::params::ops::{self, ParamTarget};
+
+use super::{Context_, table};
+
+/// Set, remove and inspect component params, per environment.
+#[derive(Subcommand)]
+pub enum ParamCommand {
+    /// Set a param: `set <component> <key> <value>`, or `set <key> <value>` for globals.
+    #[command(
+        after_help = "Examples:\n  kf param set my-model numGpus 1 --env prod\n  kf param set web resources.limits.cpu 2\n  kf param set replicas 3 --env prod        (env globals)\n  kf param set web tag 1.10 --as-string"
+    )]
+    Set(SetArgs),
+    /// Remove a param: `unset <component> <key>`, or `unset <key>` for globals.
+    #[command(
+        visible_alias = "delete",
+        after_help = "Example:\n  kf param unset web replicas --env prod"
+    )]
+    Unset(UnsetArgs),
+    /// List params of all components, or of one; with --env, the values that env renders with.
+    #[command(after_help = "Example:\n  kf param list web --env prod")]
+    List(ListArgs),
+    /// Show params that differ between two environments.
+    #[command(after_help = "Example:\n  kf param diff dev prod")]
+    Diff(DiffArgs),
+}
+
+#[derive(Args)]
+pub struct SetArgs {
+    /// [component] key value
+    #[arg(num_args = 2..=3, required = true, allow_hyphen_values = true)]
+    args: Vec<String>,
+    #[arg(long)]
+    env: Option<String>,
+    /// Store the value as a string, whatever it looks like.
+    #[arg(long)]
+    as_string: bool,
+}
+
+#[derive(Args)]
+pub struct UnsetArgs {
+    /// [component] key
+    #[arg(num_args = 1..=2, required = true)]
+    args: Vec<String>,
+    #[arg(long)]
+    env: Option<String>,
+}
+
+#[derive(Args)]
+pub struct ListArgs {
+    component: Option<String>,
+    #[arg(long)]
+    env: Option<String>,
+    #[arg(short = 'o', long, default_value = "table", value_parser = ["table", "json"])]
+    output: String,
+}
+
+#[derive(Args)]
+pub struct DiffArgs {
+    env1: String,
+    env2: String,
+    #[arg(long)]
+    component: Option<String>,
+    #[arg(short = 'o', long, default_value = "table", value_parser = ["table", "json"])]
+    output: String,
+}
+
+pub fn run(ctx: &Context_, cmd: ParamCommand) -> Result<()> {
+    let app = ctx.app()?;
+    match cmd {
+        ParamCommand::Set(a) => {
+            let (component, key, value) = match a.args.as_slice() {
+                [c, k, v] => (Some(c.clone()), k.clone(), v.clone()),
+                [k, v] => (None, k.clone(), v.clone()),
+                _ => bail!("usage: kf param set [component] <key> <value>"),
+            };
+            ops::set(
+                &app,
+                &ParamTarget {
+                    component,
+                    key,
+                    env: a.env,
+                },
+                &value,
+                a.as_string,
+            )?;
+        }
+        ParamCommand::Unset(a) => {
+            let (component, key) = match a.args.as_slice() {
+                [c, k] => (Some(c.clone()), k.clone()),
+                [k] => (None, k.clone()),
+                _ => bail!("usage: kf param unset [component] <key>"),
+            };
+            ops::unset(
+                &app,
+                &ParamTarget {
+                    component,
+                    key,
+                    env: a.env,
+                },
+            )?;
+        }
+        ParamCommand::List(a) => {
+            let rows = ops::list(&app, a.component.as_deref(), a.env.as_deref())?;
+            if a.output == "json" {
+                let data: Vec<serde_json::Value> = rows
+                    .iter()
+                    .map(|r| serde_json::json!({ "component": r.component, "param": r.param, "value": r.value }))
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&data)?);
+            } else {
+                let cells: Vec<Vec<String>> = rows
+                    .iter()
+                    .map(|r| vec![r.component.clone(), r.param.clone(), display(&r.value)])
+                    .collect();
+                print!(
+                    "{}",
+                    table::render(&["COMPONENT", "PARAM", "VALUE"], &cells)
+                );
+            }
+        }
+        ParamCommand::Diff(a) => {
+            let rows = ops::diff(&app, &a.env1, &a.env2, a.component.as_deref())?;
+            if a.output == "json" {
+                let data: Vec<serde_json::Value> = rows
+                    .iter()
+                    .map(|r| serde_json::json!({ "component": r.component, "param": r.param, a.env1.clone(): r.left, a.env2.clone(): r.right }))
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&data)?);
+            } else {
+                let show = |v: &Option<serde_json::Value>| {
+                    v.as_ref().map(|v| v.to_string()).unwrap_or_default()
+                };
+                let cells: Vec<Vec<String>> = rows
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            r.component.clone(),
+                            r.param.clone(),
+                            show(&r.left),
+                            show(&r.right),
+                        ]
+                    })
+                    .collect();
+                let h1 = a.env1.to_uppercase();
+                let h2 = a.env2.to_uppercase();
+                print!(
+                    "{}",
+                    table::render(&["COMPONENT", "PARAM", &h1, &h2], &cells)
+                );
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,200 @@
+//! The Jsonnet engine: one jrsonnet state per render, kf's import resolution, ext vars,
+//! conversion of values to JSON and of errors to one readable message with file:line.
+//!
+//! jrsonnet's state is thread-local and its values are not `Send`: an [`Engine`] lives and
+//! dies on the thread that made it.
+
+mod resolver;
+
+use std::path::{Path, PathBuf};
+
+use jrsonnet_evaluator::trace::{CompactFormat, PathResolver, TraceFormat};
+use jrsonnet_evaluator::{ObjValue, State, Val};
+use serde_json::{Map, Number, Value};
+
+pub use resolver::KfImportResolver;
+
+pub const DEFAULT_MAX_STACK: usize = 500;
+
+/// A Jsonnet failure, already formatted (jrsonnet's own error is neither `Send` nor `Sync`).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct EvalError {
+    pub message: String,
+}
+
+pub struct EngineOptions {
+    /// Paths shown in errors are relative to this folder (the app root).
+    pub display_root: PathBuf,
+    /// Library folders searched, in order, after the importing file's own folder.
+    pub search_paths: Vec<PathBuf>,
+    pub max_stack: usize,
+}
+
+pub struct Engine {
+    state: State,
+    context: jrsonnet_stdlib::ContextInitializer,
+    display_root: PathBuf,
+    _stack_guard: jrsonnet_evaluator::stack::StackDepthLimitOverrideGuard,
+}
+
+impl Engine {
+    pub fn new(options: EngineOptions) -> Engine {
+        let resolver = PathResolver::Relative(options.display_root.clone());
+        let context = jrsonnet_stdlib::ContextInitializer::new(resolver);
+        let mut builder = State::builder();
+        builder
+            .import_resolver(KfImportResolver::new(options.search_paths))
+            .context_initializer(context.clone());
+        let state = builder.build();
+        let guard = jrsonnet_evaluator::stack::limit_stack_depth(options.max_stack);
+        Engine {
+            state,
+            context,
+            display_root: options.display_root,
+            _stack_guard: guard,
+        }
+    }
+
+    fn enter(&self) -> Option<jrsonnet_evaluator::StateEnterGuard> {
+        self.state.try_enter()
+    }
+
+    pub fn set_ext_str(&self, name: &str, value: &str) {
+        self.context.add_ext_str(name.into(), value.into());
+    }
+
+    pub fn set_ext_code(&self, name: &str, code: &str) {
+        // add_ext_code only records the code; it is parsed when std.extVar reads it.
+        let _ = self.context.add_ext_code(name, code);
+    }
+
+    pub fn set_ext_val(&self, name: &str, value: Val) {
+        self.context.add_ext_var(name.into(), value);
+    }
+
+    pub fn set_ext_json(&self, name: &str, value: &Value) {
+        self.set_ext_val(name, json_to_val(value));
+    }
+
+    /// Evaluate a file (cached: importing it again returns the same value).
+    pub fn import_file(&self, path: &Path) -> Result<Val, EvalError> {
+        let _g = self.enter();
+        let resolved = self
+            .state
+            .resolve_from_default(&path)
+            .map_err(|e| self.format_error(&e))?;
+        self.state
+            .import_resolved(resolved)
+            .map_err(|e| self.format_error(&e))
+    }
+
+    pub fn eval_snippet(&self, name: &str, code: &str) -> Result<Val, EvalError> {
+        let _g = self.enter();
+        self.state
+            .evaluate_snippet(name, code)
+            .map_err(|e| self.format_error(&e))
+    }
+
+    /// Manifest a value to JSON, forcing every field (errors carry the Jsonnet trace).
+    pub fn to_json(&self, val: &Val) -> Result<Value, EvalError> {
+        let _g = self.enter();
+        val_to_json(val).map_err(|e| self.format_error(&e))
+    }
+
+    /// A field of an object, evaluated, as JSON.
+    pub fn field_json(&self, obj: &ObjValue, field: &str) -> Result<Option<Value>, EvalError> {
+        let _g = self.enter();
+        match obj.get(field.into()) {
+            Ok(Some(v)) => val_to_json(&v).map(Some).map_err(|e| self.format_error(&e)),
+            Ok(None) => Ok(None),
+            Err(e) => Err(self.format_error(&e)),
+        }
+    }
+
+    pub fn format_error(&self, error: &jrsonnet_evaluator::Error) -> EvalError {
+        let format = CompactFormat {
+            resolver: PathResolver::Relative(self.display_root.clone()),
+            max_trace: 12,
+            padding: 4,
+        };
+        let message = format
+            .format(error)
+            .unwrap_or_else(|_| error.error().to_string());
+        EvalError { message }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum TlaValue {
+    Str(String),
+    Code(String),
+}
+
+/// Objects come out with sorted keys, numbers as integers where they are whole.
+fn val_to_json(val: &Val) -> jrsonnet_evaluator::Result<Value> {
+    Ok(match val {
+        Val::Null => Value::Null,
+        Val::Bool(b) => Value::Bool(*b),
+        Val::Str(s) => Value::String(s.clone().into_flat().to_string()),
+        Val::Num(n) => number_to_json(n.get()),
+        Val::Arr(arr) => {
+            let mut out = Vec::with_capacity(arr.len() as usize);
+            for (i, item) in arr.iter().enumerate() {
+                let item = jrsonnet_evaluator::in_description_frame(
+                    || format!("array index [{i}]"),
+                    || item,
+                )?;
+                out.push(val_to_json(&item)?);
+            }
+            Value::Array(out)
+        }
+        Val::Obj(obj) => {
+            let mut out = Map::new();
+            for (key, value) in obj.iter() {
+                let v = jrsonnet_evaluator::in_description_frame(
+                    || format!("field <{key}>"),
+                    || val_to_json(&value?),
+                )?;
+                out.insert(key.to_string(), v);
+            }
+            Value::Object(out)
+        }
+        Val::Func(_) => {
+            return Err(jrsonnet_evaluator::RuntimeError(
+                "a function cannot be rendered to a manifest (missing a call, or top-level arguments?)".into(),
+            )
+            .into());
+        }
+        #[allow(unreachable_patterns)]
+        _ => {
+            return Err(jrsonnet_evaluator::RuntimeError("unsupported value".into()).into());
+        }
+    })
+}
+
+fn number_to_json(n: f64) -> Value {
+    if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
+        #[allow(clippy::cast_possible_truncation)]
+        return Value::Number(Number::from(n as i64));
+    }
+    Number::from_f64(n).map_or(Value::Null, Value::Number)
+}
+
+/// JSON into a Jsonnet value (used for params and environment ext vars).
+pub fn json_to_val(value: &Value) -> Val {
+    match value {
+        Value::Null => Val::Null,
+        Value::Bool(b) => Val::Bool(*b),
+        Value::Number(n) => Val::try_num(n.as_f64().unwrap_or(0.0)).unwrap_or(Val::Null),
+        Value::String(s) => Val::string(s.as_str()),
+        Value::Array(items) => Val::arr(items.iter().map(json_to_val).collect::<Vec<_>>()),
+        Value::Object(map) => {
+            let mut builder = ObjValue::builder_with_capacity(map.len());
+            for (k, v) in map {
+                builder.field(k.as_str()).value(json_to_val(v));
+            }
+            Val::Obj(builder.build())
+        }
+    }
+}

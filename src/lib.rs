@@ -1,0 +1,12 @@
+//! kf: ksonnet-style Jsonnet apps for machine-learning workloads on Kubernetes.
+//!
+//! Layers, imported one way only: `cli → {app, prototype, params, render} → engine`.
+
+pub mod app;
+pub mod components;
+pub mod embedded;
+pub mod engine;
+pub mod params;
+pub mod prototype;
+pub mod render;
+pub mod suggest;

@@ -1,0 +1,233 @@
+//! A small Jsonnet tokenizer that keeps byte offsets, for editing params files in place.
+//!
+//! It knows exactly enough of Jsonnet's lexical grammar to never mistake the inside of a
+//! string or comment for structure: all four string forms, verbatim strings, text blocks,
+//! and the three comment forms.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenKind {
+    Ident,
+    Str,
+    Number,
+    Punct,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Token {
+    pub kind: TokenKind,
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct LexError {
+    pub line: usize,
+    pub message: String,
+}
+
+pub fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
+}
+
+pub fn tokenize(text: &str) -> Result<Vec<Token>, LexError> {
+    let bytes = text.as_bytes();
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    let err = |at: usize, message: &str| LexError {
+        line: line_of(text, at),
+        message: message.to_string(),
+    };
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+            b'#' => i = skip_line(bytes, i),
+            b'/' if bytes.get(i + 1) == Some(&b'/') => i = skip_line(bytes, i),
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                let close =
+                    find(bytes, i + 2, b"*/").ok_or_else(|| err(i, "unterminated /* comment"))?;
+                i = close + 2;
+            }
+            b'"' | b'\'' => {
+                let end = quoted_end(bytes, i).ok_or_else(|| err(i, "unterminated string"))?;
+                tokens.push(Token {
+                    kind: TokenKind::Str,
+                    start: i,
+                    end,
+                });
+                i = end;
+            }
+            b'@' if matches!(bytes.get(i + 1), Some(b'"' | b'\'')) => {
+                let end = verbatim_end(bytes, i + 1)
+                    .ok_or_else(|| err(i, "unterminated verbatim string"))?;
+                tokens.push(Token {
+                    kind: TokenKind::Str,
+                    start: i,
+                    end,
+                });
+                i = end;
+            }
+            b'|' if bytes[i..].starts_with(b"|||") => {
+                let end = text_block_end(bytes, i)
+                    .ok_or_else(|| err(i, "unterminated ||| text block"))?;
+                tokens.push(Token {
+                    kind: TokenKind::Str,
+                    start: i,
+                    end,
+                });
+                i = end;
+            }
+            b'0'..=b'9' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() {
+                    match bytes[i] {
+                        b'0'..=b'9' | b'.' | b'_' => i += 1,
+                        b'e' | b'E' => {
+                            i += 1;
+                            if matches!(bytes.get(i), Some(b'+' | b'-')) {
+                                i += 1;
+                            }
+                        }
+                        _ => break,
+                    }
+                }
+                tokens.push(Token {
+                    kind: TokenKind::Number,
+                    start,
+                    end: i,
+                });
+            }
+            c if c == b'_' || c.is_ascii_alphabetic() => {
+                let start = i;
+                while i < bytes.len() && (bytes[i] == b'_' || bytes[i].is_ascii_alphanumeric()) {
+                    i += 1;
+                }
+                tokens.push(Token {
+                    kind: TokenKind::Ident,
+                    start,
+                    end: i,
+                });
+            }
+            c if c.is_ascii() => {
+                tokens.push(Token {
+                    kind: TokenKind::Punct,
+                    start: i,
+                    end: i + 1,
+                });
+                i += 1;
+            }
+            _ => {
+                // Non-ASCII outside strings and comments is not Jsonnet; keep whole chars.
+                let ch_len = text[i..].chars().next().map_or(1, char::len_utf8);
+                tokens.push(Token {
+                    kind: TokenKind::Punct,
+                    start: i,
+                    end: i + ch_len,
+                });
+                i += ch_len;
+            }
+        }
+    }
+    Ok(tokens)
+}
+
+fn skip_line(bytes: &[u8], i: usize) -> usize {
+    match bytes[i..].iter().position(|b| *b == b'\n') {
+        Some(p) => i + p + 1,
+        None => bytes.len(),
+    }
+}
+
+fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    bytes
+        .get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|p| from + p)
+}
+
+fn quoted_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let quote = bytes[start];
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            c if c == quote => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+fn verbatim_end(bytes: &[u8], quote_at: usize) -> Option<usize> {
+    let quote = bytes[quote_at];
+    let mut i = quote_at + 1;
+    while i < bytes.len() {
+        if bytes[i] == quote {
+            if bytes.get(i + 1) == Some(&quote) {
+                i += 2;
+                continue;
+            }
+            return Some(i + 1);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// A text block ends at a line whose first non-blank characters are `|||`.
+fn text_block_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut line_start = skip_line(bytes, start);
+    while line_start < bytes.len() {
+        let mut j = line_start;
+        while j < bytes.len() && matches!(bytes[j], b' ' | b'\t') {
+            j += 1;
+        }
+        if bytes[j..].starts_with(b"|||") {
+            return Some(j + 3);
+        }
+        line_start = skip_line(bytes, line_start);
+    }
+    None
+}
+
+/// The text of a string token, unescaped; `None` for text blocks (never used as keys).
+pub fn string_value(raw: &str) -> Option<String> {
+    if let Some(rest) = raw.strip_prefix('@') {
+        let quote = rest.chars().next()?;
+        let inner = rest.get(1..rest.len().checked_sub(1)?)?;
+        let doubled: String = [quote, quote].iter().collect();
+        return Some(inner.replace(&doubled, &quote.to_string()));
+    }
+    if raw.starts_with("|||") {
+        return None;
+    }
+    let inner = raw.get(1..raw.len().checked_sub(1)?)?;
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next()? {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            'b' => out.push('\u{8}'),
+            'f' => out.push('\u{c}'),
+            'u' => {
+                let hex: String = chars.by_ref().take(4).collect();
+                out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
+            }
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}

@@ -1,0 +1,21 @@
+//! Params files: value typing, format-preserving edits, and the evaluated views that
+//! `param list` and `param diff` print.
+
+pub mod editor;
+pub mod lexer;
+pub mod ops;
+pub mod structure;
+pub mod value;
+
+pub use editor::{EditError, Inherit, ParamsFile, Root};
+pub use value::{ValueError, display, parse_value, to_jsonnet};
+
+/// `a.b.c` → `["a", "b", "c"]`; an empty segment is an error.
+pub fn split_path(key: &str) -> Option<Vec<String>> {
+    let parts: Vec<String> = key.split('.').map(str::to_string).collect();
+    if parts.iter().any(String::is_empty) {
+        None
+    } else {
+        Some(parts)
+    }
+}

@@ -1,0 +1,312 @@
+//! `kf param set|unset|list|diff` on an app.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::{
+    EditError, Inherit, ParamsFile, Root, ValueError, parse_value, split_path, to_jsonnet,
+};
+use crate::app::{self, App, AppError, Environment, FileSet};
+use crate::prototype::generate::{ComponentWriteError, check_syntax};
+use crate::render::{self, RenderError, RenderOptions};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ParamError {
+    #[error(transparent)]
+    App(#[from] AppError),
+    #[error(transparent)]
+    Value(#[from] ValueError),
+    #[error(transparent)]
+    Edit(#[from] EditError),
+    #[error(transparent)]
+    Write(#[from] ComponentWriteError),
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    #[error("invalid param key '{0}': use names separated by single dots, e.g. resources.limits")]
+    BadKey(String),
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// What `param set`/`unset` acts on.
+#[derive(Debug, Clone)]
+pub struct ParamTarget {
+    /// `None` for globals (module `global`, or the env's globals.libsonnet).
+    pub component: Option<String>,
+    pub key: String,
+    pub env: Option<String>,
+}
+
+struct Located {
+    path: PathBuf,
+    display: String,
+    root: Root,
+    keys: Vec<String>,
+    inherit: Inherit,
+    prune: bool,
+}
+
+fn locate(app: &App, target: &ParamTarget) -> Result<Located, ParamError> {
+    let key_path = split_path(&target.key).ok_or_else(|| ParamError::BadKey(target.key.clone()))?;
+    if let Some(c) = &target.component {
+        app.component(c)?;
+    }
+    let env = target
+        .env
+        .as_deref()
+        .map(|e| app.environment(e))
+        .transpose()?;
+    let located = match (&target.component, env) {
+        (Some(c), None) => Located {
+            path: app.component_params_path(),
+            display: "components/params.libsonnet".into(),
+            root: Root::Components,
+            keys: [vec![c.clone()], key_path].concat(),
+            inherit: Inherit::Replace,
+            prune: false,
+        },
+        (Some(c), Some(env)) => env_file(
+            app,
+            &env,
+            "params.libsonnet",
+            Root::Components,
+            [vec![c.clone()], key_path].concat(),
+            Inherit::Extend,
+        ),
+        (None, None) => Located {
+            path: app.component_params_path(),
+            display: "components/params.libsonnet".into(),
+            root: Root::Global,
+            keys: key_path,
+            inherit: Inherit::Replace,
+            prune: false,
+        },
+        (None, Some(env)) => env_file(
+            app,
+            &env,
+            "globals.libsonnet",
+            Root::TopLevel,
+            key_path,
+            Inherit::Replace,
+        ),
+    };
+    Ok(located)
+}
+
+fn env_file(
+    app: &App,
+    env: &Environment,
+    file: &str,
+    root: Root,
+    keys: Vec<String>,
+    inherit: Inherit,
+) -> Located {
+    let path = app.env_dir(env).join(file);
+    Located {
+        display: render::rel(app, &path),
+        path,
+        root,
+        keys,
+        inherit,
+        prune: root == Root::Components,
+    }
+}
+
+fn read(path: &PathBuf) -> Result<String, ParamError> {
+    std::fs::read_to_string(path).map_err(|source| {
+        AppError::Read {
+            path: path.clone(),
+            source,
+        }
+        .into()
+    })
+}
+
+/// `kf param set`: change one key's text, leave the rest of the file byte-identical.
+pub fn set(
+    app: &App,
+    target: &ParamTarget,
+    raw_value: &str,
+    as_string: bool,
+) -> Result<(), ParamError> {
+    let value: Value = parse_value(raw_value, as_string)?;
+    let at = locate(app, target)?;
+    let text = read(&at.path)?;
+    let edited = ParamsFile::parse(&at.display, &text)?.set(
+        at.root,
+        &at.keys,
+        &to_jsonnet(&value),
+        at.inherit,
+    )?;
+    check_syntax(&at.display, &edited)?;
+    app::write_atomic(&at.path, edited.as_bytes()).map_err(AppError::from)?;
+    Ok(())
+}
+
+/// `kf param unset`.
+pub fn unset(app: &App, target: &ParamTarget) -> Result<(), ParamError> {
+    let at = locate(app, target)?;
+    let text = read(&at.path)?;
+    let file = ParamsFile::parse(&at.display, &text)?;
+    let edited = file
+        .unset(at.root, &at.keys, at.prune)
+        .map_err(|e| match e {
+            EditError::NotSet { file: f, path, .. } => {
+                let parent = &at.keys[..at.keys.len() - 1];
+                let known = file.keys_at(at.root, parent).unwrap_or_default();
+                EditError::NotSet {
+                    file: f,
+                    path,
+                    hint: crate::suggest::hint(
+                        at.keys.last().map_or("", String::as_str),
+                        known.iter().map(String::as_str),
+                    ),
+                }
+            }
+            other => other,
+        })?;
+    check_syntax(&at.display, &edited)?;
+    let mut files = FileSet::new();
+    files.write(&at.path, edited);
+    files.commit().map_err(AppError::from)?;
+    Ok(())
+}
+
+/// One row of `param list`: component, param, value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamRow {
+    pub component: String,
+    pub param: String,
+    pub value: Value,
+}
+
+fn rows_of(components: &serde_json::Map<String, Value>, only: Option<&str>) -> Vec<ParamRow> {
+    let mut rows = Vec::new();
+    for (comp, params) in components {
+        if only.is_some_and(|o| o != comp) {
+            continue;
+        }
+        if let Value::Object(p) = params {
+            for (k, v) in p {
+                rows.push(ParamRow {
+                    component: comp.clone(),
+                    param: k.clone(),
+                    value: v.clone(),
+                });
+            }
+        }
+    }
+    rows
+}
+
+/// `kf param list [component] [--env e]`: the module's params, or an env's effective ones.
+pub fn list(
+    app: &App,
+    component: Option<&str>,
+    env: Option<&str>,
+) -> Result<Vec<ParamRow>, ParamError> {
+    if let Some(c) = component {
+        app.component(c)?;
+    }
+    let params = evaluated(app, env)?;
+    let components = params
+        .get("components")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    Ok(rows_of(&components, component))
+}
+
+fn evaluated(app: &App, env: Option<&str>) -> Result<Value, ParamError> {
+    if let Some(e) = env {
+        let env = app.environment(e)?;
+        let engine = render::new_engine(app, &env, &RenderOptions::default());
+        return Ok(render::env_params(app, &env, &engine)?);
+    }
+    // Module params need no environment; any env's search paths will do.
+    let Some(env) = app.environments().into_iter().next() else {
+        return Err(ParamError::Usage(
+            "the app has no environment; `kf env add` one".into(),
+        ));
+    };
+    let engine = render::new_engine(app, &env, &RenderOptions::default());
+    Ok(raw_module(app, &engine)?)
+}
+
+fn raw_module(app: &App, engine: &crate::engine::Engine) -> Result<Value, RenderError> {
+    let path = app.component_params_path();
+    engine
+        .import_file(&path)
+        .and_then(|v| engine.to_json(&v))
+        .map_err(|e| RenderError::Params {
+            file: render::rel(app, &path),
+            message: e.message,
+        })
+}
+
+/// One row of `param diff`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiffRow {
+    pub component: String,
+    pub param: String,
+    pub left: Option<Value>,
+    pub right: Option<Value>,
+}
+
+/// `kf param diff e1 e2`: differing values first, then params only in e1, then only in e2.
+pub fn diff(
+    app: &App,
+    left: &str,
+    right: &str,
+    component: Option<&str>,
+) -> Result<Vec<DiffRow>, ParamError> {
+    if let Some(c) = component {
+        app.component(c)?;
+    }
+    let l = flatten(&list_env(app, left)?, component);
+    let r = flatten(&list_env(app, right)?, component);
+    let mut changed = Vec::new();
+    let mut only_left = Vec::new();
+    for ((c, p), lv) in &l {
+        match r.get(&(c.clone(), p.clone())) {
+            Some(rv) if rv != lv => changed.push(DiffRow {
+                component: c.clone(),
+                param: p.clone(),
+                left: Some(lv.clone()),
+                right: Some(rv.clone()),
+            }),
+            Some(_) => {}
+            None => only_left.push(DiffRow {
+                component: c.clone(),
+                param: p.clone(),
+                left: Some(lv.clone()),
+                right: None,
+            }),
+        }
+    }
+    let only_right = r
+        .iter()
+        .filter(|(k, _)| !l.contains_key(*k))
+        .map(|((c, p), rv)| DiffRow {
+            component: c.clone(),
+            param: p.clone(),
+            left: None,
+            right: Some(rv.clone()),
+        });
+    changed.extend(only_left);
+    changed.extend(only_right);
+    Ok(changed)
+}
+
+fn list_env(app: &App, env: &str) -> Result<Vec<ParamRow>, ParamError> {
+    list(app, None, Some(env))
+}
+
+fn flatten(rows: &[ParamRow], only: Option<&str>) -> BTreeMap<(String, String), Value> {
+    rows.iter()
+        .filter(|r| only.is_none_or(|o| o == r.component))
+        .map(|r| ((r.component.clone(), r.param.clone()), r.value.clone()))
+        .collect()
+}

@@ -1,0 +1,94 @@
+//! `kf generate` / `kf prototype use`: write a component and its params into an app.
+
+use std::collections::BTreeMap;
+
+use super::{Catalog, Given, instantiate};
+use crate::app::{self, App, FileSet};
+use crate::params::{Inherit, ParamsFile, Root};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ComponentWriteError {
+    #[error(transparent)]
+    App(#[from] app::AppError),
+    #[error(transparent)]
+    Lookup(#[from] super::LookupError),
+    #[error(transparent)]
+    Generate(#[from] super::GenerateError),
+    #[error(transparent)]
+    Edit(#[from] crate::params::EditError),
+    #[error("component '{0}' already exists; pick another name or `kf component rm {0}` first")]
+    Exists(String),
+    #[error(
+        "{file}: the edit would not parse ({message}); nothing was written. This is a kf bug, please report it"
+    )]
+    BrokenEdit { file: String, message: String },
+    #[error(transparent)]
+    Write(#[from] app::WriteError),
+}
+
+/// Syntax-check Jsonnet that kf is about to write.
+pub fn check_syntax(file: &str, code: &str) -> Result<(), ComponentWriteError> {
+    let source = jrsonnet_ir::Source::new_virtual(file.into(), code.into());
+    jrsonnet_ir_parser::parse(code, &jrsonnet_ir_parser::ParserSettings { source })
+        .map(|_| ())
+        .map_err(|e| ComponentWriteError::BrokenEdit {
+            file: file.to_string(),
+            message: e.message,
+        })
+}
+
+/// The params block for a component, as Jsonnet source lines.
+fn params_block(params: &BTreeMap<String, String>) -> String {
+    if params.is_empty() {
+        return "{}".into();
+    }
+    // Placeholder indentation; ParamsFile::set re-indents nested lines.
+    let fields: Vec<String> = params
+        .iter()
+        .map(|(k, v)| format!("{}: {v}", crate::params::editor::render_key(k)))
+        .collect();
+    format!(
+        "{{\n{}\n}}",
+        fields
+            .iter()
+            .map(|f| format!("  {f},"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    )
+}
+
+pub fn generate(
+    app: &App,
+    catalog: &Catalog,
+    prototype: &str,
+    component: &str,
+    given: &BTreeMap<String, Given>,
+) -> Result<(), ComponentWriteError> {
+    app::validate_component_name(component)?;
+    let proto = catalog.find(prototype)?;
+    if app.components()?.iter().any(|c| c.name == component) {
+        return Err(ComponentWriteError::Exists(component.to_string()));
+    }
+    let instance = instantiate(proto, component, given)?;
+    let params_path = app.component_params_path();
+    let params_text =
+        std::fs::read_to_string(&params_path).map_err(|source| app::AppError::Read {
+            path: params_path.clone(),
+            source,
+        })?;
+    let file = "components/params.libsonnet";
+    let edited = ParamsFile::parse(file, &params_text)?.set_block(
+        Root::Components,
+        &[component.to_string()],
+        &params_block(&instance.params),
+        Inherit::Replace,
+    )?;
+    check_syntax(file, &edited)?;
+    let comp_file = format!("components/{component}.jsonnet");
+    check_syntax(&comp_file, &instance.source)?;
+    let mut files = FileSet::new();
+    files.write(app.root.join(&comp_file), instance.source);
+    files.write(params_path, edited);
+    files.commit()?;
+    Ok(())
+}

@@ -1,0 +1,109 @@
+//! Prototypes: ksonnet's annotated Jsonnet templates, their lookup by name and their
+//! instantiation into components.
+
+pub mod generate;
+mod header;
+mod instantiate;
+
+use std::collections::BTreeMap;
+
+pub use header::{HeaderError, ParamSpec, ParamType, Prototype, parse_prototype};
+pub use instantiate::{GenerateError, Given, Instance, instantiate};
+
+use crate::embedded;
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum LookupError {
+    #[error("no prototype matches '{query}'{hint}; `kf prototype list` shows them all")]
+    NotFound { query: String, hint: String },
+    #[error("'{query}' is ambiguous; it matches: {}. Use a longer name", .candidates.join(", "))]
+    Ambiguous {
+        query: String,
+        candidates: Vec<String>,
+    },
+}
+
+/// Every prototype kf knows, by full name.
+#[derive(Debug, Default)]
+pub struct Catalog {
+    pub prototypes: BTreeMap<String, Prototype>,
+}
+
+impl Catalog {
+    /// kf's built-in prototypes. A malformed built-in is a kf bug, caught by the tests.
+    pub fn builtin() -> Result<Catalog, HeaderError> {
+        let mut catalog = Catalog::default();
+        for (path, text) in embedded::files_under("prototypes/") {
+            if path.ends_with(".jsonnet") {
+                catalog.add(parse_prototype(text, &format!("kf:{path}"))?);
+            }
+        }
+        Ok(catalog)
+    }
+
+    pub fn add(&mut self, proto: Prototype) {
+        self.prototypes.insert(proto.name.clone(), proto);
+    }
+
+    /// ksonnet's lookup: an exact name, else the one name ending with `query` (at a `.`
+    /// or `-` boundary or whole), else an error naming the partial matches.
+    pub fn find(&self, query: &str) -> Result<&Prototype, LookupError> {
+        if let Some(p) = self.prototypes.get(query) {
+            return Ok(p);
+        }
+        let suffix: Vec<&Prototype> = self
+            .prototypes
+            .values()
+            .filter(|p| {
+                p.name.ends_with(query) && {
+                    let head = &p.name[..p.name.len() - query.len()];
+                    head.is_empty() || head.ends_with('.') || head.ends_with('-')
+                }
+            })
+            .collect();
+        // A suffix that is the whole last segment wins over one inside it
+        // ("service" is the last segment of neither deployed-service nor single-port-service).
+        let whole: Vec<&Prototype> = suffix
+            .iter()
+            .copied()
+            .filter(|p| p.short_name() == query)
+            .collect();
+        let pick = if whole.len() == 1 { whole } else { suffix };
+        match pick.len() {
+            1 => Ok(pick[0]),
+            0 => {
+                let partial: Vec<&str> = self
+                    .prototypes
+                    .keys()
+                    .filter(|n| n.contains(query))
+                    .map(String::as_str)
+                    .collect();
+                let hint = if partial.is_empty() {
+                    crate::suggest::hint(query, self.prototypes.values().map(Prototype::short_name))
+                } else {
+                    format!("; partial matches: {}", partial.join(", "))
+                };
+                Err(LookupError::NotFound {
+                    query: query.to_string(),
+                    hint,
+                })
+            }
+            _ => Err(LookupError::Ambiguous {
+                query: query.to_string(),
+                candidates: pick.iter().map(|p| p.name.clone()).collect(),
+            }),
+        }
+    }
+
+    /// Prototypes whose name or description contains `query` (case-insensitive).
+    pub fn search(&self, query: &str) -> Vec<&Prototype> {
+        let q = query.to_lowercase();
+        self.prototypes
+            .values()
+            .filter(|p| {
+                p.name.to_lowercase().contains(&q)
+                    || p.short_description.to_lowercase().contains(&q)
+            })
+            .collect()
+    }
+}

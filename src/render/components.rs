@@ -1,0 +1,105 @@
+//! `__ksonnet/components`: one lazy field per component, evaluated only when read.
+
+use jrsonnet_evaluator::error::ErrorKind::RuntimeError;
+use jrsonnet_evaluator::{IStr, ObjValue, Thunk, Val, val::ThunkValue, with_state};
+use jrsonnet_gcmodule::Trace;
+use serde_json::{Map, Value};
+
+use crate::app::{App, Component, ComponentFormat};
+use crate::engine::{TlaValue, json_to_val};
+
+#[derive(Trace)]
+struct ComponentThunk {
+    #[trace(skip)]
+    path: std::path::PathBuf,
+    #[trace(skip)]
+    display: String,
+    #[trace(skip)]
+    format: ComponentFormat,
+    /// Module params of this component (YAML/JSON components are merge-patched with them).
+    #[trace(skip)]
+    params: Option<Value>,
+    #[trace(skip)]
+    tla: Vec<(String, TlaValue)>,
+}
+
+impl ThunkValue for ComponentThunk {
+    type Output = Val;
+
+    // jrsonnet's own TLA API takes a map keyed by its interned strings.
+    #[allow(clippy::mutable_key_type)]
+    fn get(&self) -> jrsonnet_evaluator::Result<Val> {
+        match self.format {
+            ComponentFormat::Jsonnet => {
+                let val = with_state(|s| {
+                    let resolved = s.resolve_from_default(&self.path.as_path())?;
+                    s.import_resolved(resolved)
+                })?;
+                if matches!(val, Val::Func(_)) && !self.tla.is_empty() {
+                    let mut args = jrsonnet_evaluator::rustc_hash::FxHashMap::default();
+                    for (name, value) in &self.tla {
+                        let arg = match value {
+                            TlaValue::Str(s) => {
+                                jrsonnet_evaluator::tla::TlaArg::String(s.as_str().into())
+                            }
+                            TlaValue::Code(c) => {
+                                jrsonnet_evaluator::tla::TlaArg::InlineCode(c.clone())
+                            }
+                        };
+                        args.insert(IStr::from(name.as_str()), arg);
+                    }
+                    return jrsonnet_evaluator::apply_tla(&args, val);
+                }
+                Ok(val)
+            }
+            ComponentFormat::Yaml | ComponentFormat::Json => {
+                let text = std::fs::read_to_string(&self.path)
+                    .map_err(|e| RuntimeError(format!("{}: {e}", self.display).into()))?;
+                let mut value = parse_component_file(&text, self.format)
+                    .map_err(|e| RuntimeError(format!("{}: {e}", self.display).into()))?;
+                if let Some(p) = &self.params {
+                    super::merge_patch(&mut value, p);
+                }
+                Ok(json_to_val(&value))
+            }
+        }
+    }
+}
+
+/// A YAML file with several documents becomes a v1 List; one document stays itself.
+pub fn parse_component_file(text: &str, format: ComponentFormat) -> Result<Value, String> {
+    if format == ComponentFormat::Json {
+        return serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"));
+    }
+    let docs: Vec<Value> = serde_saphyr::from_multiple(text)
+        .map_err(|e| format!("invalid YAML: {}", first_line(&e.to_string())))?;
+    let mut docs: Vec<Value> = docs.into_iter().filter(|d| !d.is_null()).collect();
+    Ok(match docs.len() {
+        1 => docs.remove(0),
+        _ => serde_json::json!({ "apiVersion": "v1", "kind": "List", "items": docs }),
+    })
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or("").to_string()
+}
+
+pub fn lazy_object(
+    app: &App,
+    components: &[Component],
+    raw_params: &Map<String, Value>,
+    tla: &[(String, TlaValue)],
+) -> Val {
+    let mut builder = ObjValue::builder_with_capacity(components.len());
+    for c in components {
+        let thunk = ComponentThunk {
+            path: c.path.clone(),
+            display: super::rel(app, &c.path),
+            format: c.format,
+            params: raw_params.get(&c.name).cloned(),
+            tla: tla.to_vec(),
+        };
+        builder.field(c.name.as_str()).thunk(Thunk::new(thunk));
+    }
+    Val::Obj(builder.build())
+}

@@ -1,0 +1,422 @@
+//! Components → Kubernetes objects, as ksonnet's `show` pipeline did it:
+//!
+//! 1. module params (`components/params.libsonnet`), `global` merge-patched into each
+//!    component (global wins);
+//! 2. the environment's `params.libsonnet`, evaluated with those as `__ksonnet/params`
+//!    (env overrides, then env `globals.libsonnet`, win);
+//! 3. every component as a lazy field of `__ksonnet/components` (YAML/JSON components
+//!    merge-patched with their module params), read by the env's `main.jsonnet`;
+//! 4. each selected component of main's result: arrays become a v1 List, Lists are
+//!    flattened, YAML components are merge-patched with their env params, every object
+//!    is labelled `ksonnet.io/component`;
+//! 5. objects sorted deterministically.
+//!
+//! Laziness is what makes `-c` cheap: a component nobody selects is never evaluated.
+
+mod components;
+mod order;
+pub mod output;
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use crate::app::{App, AppError, Component, ComponentFormat, Environment};
+use crate::engine::{Engine, EngineOptions, EvalError, TlaValue};
+
+pub use components::parse_component_file;
+pub use order::sort_objects;
+
+pub const COMPONENT_LABEL: &str = "ksonnet.io/component";
+
+#[derive(Debug, Clone)]
+pub enum ExtVar {
+    Str(String),
+    Code(String),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RenderOptions {
+    /// Components to render; empty means all.
+    pub components: Vec<String>,
+    pub ext_vars: Vec<(String, ExtVar)>,
+    pub tla: Vec<(String, TlaValue)>,
+    pub jpaths: Vec<PathBuf>,
+    pub max_stack: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderedObject {
+    pub component: String,
+    pub object: Map<String, Value>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error(transparent)]
+    App(#[from] AppError),
+    #[error("{file}: {message}")]
+    Params { file: String, message: String },
+    #[error("{}", format_component_errors(.0))]
+    Components(Vec<ComponentError>),
+    #[error("{file}: {message}")]
+    Environment { file: String, message: String },
+}
+
+#[derive(Debug, Clone)]
+pub struct ComponentError {
+    pub component: String,
+    pub message: String,
+}
+
+fn format_component_errors(errors: &[ComponentError]) -> String {
+    let parts: Vec<String> = errors
+        .iter()
+        .map(|e| format!("component '{}': {}", e.component, e.message))
+        .collect();
+    let mut out = parts.join("\n");
+    if errors.len() > 1 {
+        out.push_str(&format!("\n{} components failed to render", errors.len()));
+    }
+    out
+}
+
+/// The folders imports are searched in, in ksonnet's order.
+pub fn search_paths(app: &App, env: &Environment, extra: &[PathBuf]) -> Vec<PathBuf> {
+    let mut paths = vec![
+        app.environments_dir(),
+        app.env_dir(env),
+        app.root.join("vendor"),
+        app.root.join("lib"),
+        app.root
+            .join("lib")
+            .join("ksonnet-lib")
+            .join(&env.k8s_version),
+        app.components_dir(),
+    ];
+    paths.extend(extra.iter().cloned());
+    paths
+}
+
+pub fn new_engine(app: &App, env: &Environment, options: &RenderOptions) -> Engine {
+    let engine = Engine::new(EngineOptions {
+        display_root: app.root.clone(),
+        search_paths: search_paths(app, env, &options.jpaths),
+        max_stack: options
+            .max_stack
+            .unwrap_or(crate::engine::DEFAULT_MAX_STACK),
+    });
+    for (name, value) in &options.ext_vars {
+        match value {
+            ExtVar::Str(s) => engine.set_ext_str(name, s),
+            ExtVar::Code(c) => engine.set_ext_code(name, c),
+        }
+    }
+    engine.set_ext_json(
+        "__ksonnet/environments",
+        &serde_json::json!({ "server": env.server, "namespace": env.namespace }),
+    );
+    engine
+}
+
+/// Module params with `global` applied: `{components: {name: params}}`.
+pub fn module_params(app: &App, engine: &Engine) -> Result<Value, RenderError> {
+    let path = app.component_params_path();
+    if !path.is_file() {
+        return Ok(serde_json::json!({ "components": {} }));
+    }
+    let rel = rel(app, &path);
+    let raw = engine
+        .import_file(&path)
+        .and_then(|v| engine.to_json(&v))
+        .map_err(|e| RenderError::Params {
+            file: rel.clone(),
+            message: e.message,
+        })?;
+    let Value::Object(mut raw) = raw else {
+        return Err(RenderError::Params {
+            file: rel,
+            message: "must be an object with `global` and `components`".into(),
+        });
+    };
+    let global = raw.remove("global").unwrap_or(Value::Object(Map::new()));
+    let components = match raw.remove("components") {
+        Some(Value::Object(c)) => c,
+        None => Map::new(),
+        Some(_) => {
+            return Err(RenderError::Params {
+                file: rel,
+                message: "`components` must be an object".into(),
+            });
+        }
+    };
+    let mut out = Map::new();
+    for (name, mut params) in components {
+        merge_patch(&mut params, &global);
+        out.insert(name, params);
+    }
+    Ok(serde_json::json!({ "components": out }))
+}
+
+/// The raw `components` of components/params.libsonnet, before `global` (for YAML patches).
+fn raw_component_params(app: &App, engine: &Engine) -> Result<Map<String, Value>, RenderError> {
+    let path = app.component_params_path();
+    if !path.is_file() {
+        return Ok(Map::new());
+    }
+    let val = engine.import_file(&path).map_err(|e| RenderError::Params {
+        file: rel(app, &path),
+        message: e.message,
+    })?;
+    match engine.to_json(&val) {
+        Ok(Value::Object(mut m)) => match m.remove("components") {
+            Some(Value::Object(c)) => Ok(c),
+            _ => Ok(Map::new()),
+        },
+        _ => Ok(Map::new()),
+    }
+}
+
+/// Env params: the env's params.libsonnet evaluated over the module params.
+pub fn env_params(app: &App, env: &Environment, engine: &Engine) -> Result<Value, RenderError> {
+    let module = module_params(app, engine)?;
+    let path = app.env_dir(env).join("params.libsonnet");
+    if !path.is_file() {
+        return Ok(module);
+    }
+    engine.set_ext_json("__ksonnet/params", &module);
+    engine
+        .import_file(&path)
+        .and_then(|v| engine.to_json(&v))
+        .map_err(|e| RenderError::Params {
+            file: rel(app, &path),
+            message: e.message,
+        })
+}
+
+pub fn rel(app: &App, path: &std::path::Path) -> String {
+    path.strip_prefix(&app.root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// Render `env` to objects.
+pub fn render(
+    app: &App,
+    env_name: &str,
+    options: &RenderOptions,
+) -> Result<Vec<RenderedObject>, RenderError> {
+    let env = app.environment(env_name)?;
+    let all = app.components()?;
+    let selected: Vec<Component> = if options.components.is_empty() {
+        all.clone()
+    } else {
+        let mut picked = Vec::new();
+        for name in &options.components {
+            let c = app.component(name)?;
+            if !picked.iter().any(|p: &Component| p.name == c.name) {
+                picked.push(c);
+            }
+        }
+        picked
+    };
+
+    let engine = new_engine(app, &env, options);
+    let raw_params = raw_component_params(app, &engine)?;
+    let params = env_params(app, &env, &engine)?;
+    engine.set_ext_json("__ksonnet/params", &params);
+
+    let components = components::lazy_object(app, &all, &raw_params, &options.tla);
+    engine.set_ext_val("__ksonnet/components", components.clone());
+
+    let main = app.env_dir(&env).join("main.jsonnet");
+    let result = if main.is_file() {
+        let val = engine
+            .import_file(&main)
+            .map_err(|e| RenderError::Environment {
+                file: rel(app, &main),
+                message: e.message,
+            })?;
+        match val {
+            jrsonnet_evaluator::Val::Obj(o) => o,
+            _ => {
+                return Err(RenderError::Environment {
+                    file: rel(app, &main),
+                    message: "must evaluate to an object keyed by component name".into(),
+                });
+            }
+        }
+    } else {
+        match components {
+            jrsonnet_evaluator::Val::Obj(o) => o,
+            _ => unreachable!("lazy_object builds an object"),
+        }
+    };
+
+    let env_components = params
+        .get("components")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let mut objects = Vec::new();
+    let mut errors = Vec::new();
+    for component in &selected {
+        let value = match engine.field_json(&result, &component.name) {
+            Ok(Some(v)) => v,
+            Ok(None) => continue,
+            Err(EvalError { message }) => {
+                errors.push(ComponentError {
+                    component: component.name.clone(),
+                    message: with_file(app, component, message),
+                });
+                continue;
+            }
+        };
+        let patch = (component.format != ComponentFormat::Jsonnet)
+            .then(|| env_components.get(&component.name))
+            .flatten();
+        match to_objects(&component.name, value, patch) {
+            Ok(mut objs) => objects.append(&mut objs),
+            Err(message) => errors.push(ComponentError {
+                component: component.name.clone(),
+                message: format!("{}: {message}", rel(app, &component.path)),
+            }),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(RenderError::Components(errors));
+    }
+    sort_objects(&mut objects);
+    Ok(objects)
+}
+
+/// jrsonnet errors about missing fields or imports carry no location; name the file.
+fn with_file(app: &App, component: &Component, message: String) -> String {
+    let file = rel(app, &component.path);
+    if message.contains(&file) {
+        message
+    } else {
+        format!("{file}: {message}")
+    }
+}
+
+/// One component's value → labelled objects.
+fn to_objects(
+    component: &str,
+    value: Value,
+    patch: Option<&Value>,
+) -> Result<Vec<RenderedObject>, String> {
+    let value = match value {
+        Value::Array(items) => {
+            serde_json::json!({ "apiVersion": "v1", "kind": "List", "items": items })
+        }
+        other => other,
+    };
+    let Value::Object(mut obj) = value else {
+        return Err(format!(
+            "rendered {}, not a Kubernetes object or a list of them",
+            type_name(&value)
+        ));
+    };
+    if let Some(p) = patch {
+        let mut v = Value::Object(obj);
+        merge_patch(&mut v, p);
+        let Value::Object(o) = v else {
+            unreachable!("patching an object with an object")
+        };
+        obj = o;
+    }
+    let items = if obj.get("kind").and_then(Value::as_str) == Some("List") {
+        match obj.remove("items") {
+            Some(Value::Array(items)) => items,
+            Some(Value::Null) | None => Vec::new(),
+            Some(_) => return Err("a List's items must be an array".into()),
+        }
+    } else {
+        vec![Value::Object(obj)]
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        let Value::Object(mut o) = item else {
+            return Err(format!(
+                "item {i} is {}, not a Kubernetes object",
+                type_name(&item)
+            ));
+        };
+        for field in ["apiVersion", "kind"] {
+            if !o.get(field).is_some_and(Value::is_string) {
+                let name = o
+                    .get("metadata")
+                    .and_then(|m| m.get("name"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("<unnamed>");
+                return Err(format!(
+                    "object '{name}' (item {i}) has no string `{field}`"
+                ));
+            }
+        }
+        label(&mut o, component);
+        out.push(RenderedObject {
+            component: component.to_string(),
+            object: o,
+        });
+    }
+    Ok(out)
+}
+
+fn label(obj: &mut Map<String, Value>, component: &str) {
+    let metadata = obj
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !metadata.is_object() {
+        *metadata = Value::Object(Map::new());
+    }
+    let Value::Object(metadata) = metadata else {
+        unreachable!("just made an object")
+    };
+    let labels = metadata
+        .entry("labels")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !labels.is_object() {
+        *labels = Value::Object(Map::new());
+    }
+    if let Value::Object(labels) = labels {
+        labels.insert(
+            COMPONENT_LABEL.to_string(),
+            Value::String(component.to_string()),
+        );
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// RFC 7386 JSON merge patch (what Jsonnet's std.mergePatch does).
+pub fn merge_patch(target: &mut Value, patch: &Value) {
+    let Value::Object(patch) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = Value::Object(Map::new());
+    }
+    let Value::Object(t) = target else {
+        unreachable!("just made an object")
+    };
+    for (k, v) in patch {
+        if v.is_null() {
+            t.remove(k);
+        } else {
+            merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
+        }
+    }
+}
