@@ -382,11 +382,11 @@ fn validate_segment(what: &'static str, name: &str) -> Result<(), AppError> {
     if name.len() > 253 {
         return bad("it is longer than 253 characters");
     }
-    if name.starts_with('.') {
-        return bad("it starts with '.'");
-    }
     if name.contains('/') || name.contains('\\') {
         return bad("it contains a path separator");
+    }
+    if name.starts_with('.') {
+        return bad("it starts with '.'");
     }
     if !name
         .chars()

@@ -53,7 +53,19 @@ enum Command {
 }
 
 pub fn run() -> Result<()> {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
+            print!("{e}");
+            return Ok(());
+        }
+        Err(e) => {
+            // Usage errors exit 1 like every other bad input (clap would use 2).
+            eprint!("{e}");
+            std::process::exit(1);
+        }
+    };
     let cwd = match &cli.dir {
         Some(d) => d.clone(),
         None => std::env::current_dir().context("cannot read the current folder")?,

@@ -31,7 +31,7 @@ pub enum ParamCommand {
 #[derive(Args)]
 pub struct SetArgs {
     /// [component] key value
-    #[arg(num_args = 2..=3, required = true, allow_hyphen_values = true)]
+    #[arg(num_args = 2..=3, required = true, allow_negative_numbers = true)]
     args: Vec<String>,
     #[arg(long)]
     env: Option<String>,

@@ -199,3 +199,32 @@ impl<'a> Document<'a> {
         self.tokens[obj.close].start
     }
 }
+
+/// The line of the first place in `text` where nested object literals hold the field path
+/// `path` (outermost first), e.g. `metadata` → `name`.
+pub fn line_of_field_path<'p>(
+    text: &str,
+    path: impl Iterator<Item = &'p str> + Clone,
+) -> Option<usize> {
+    let doc = Document::parse(text).ok()?;
+    let keys: Vec<&str> = path.collect();
+    if keys.is_empty() {
+        return None;
+    }
+    for open in doc.object_opens() {
+        let mut obj = doc.object_at(open)?;
+        for (depth, key) in keys.iter().enumerate() {
+            let Some(field) = obj.fields.iter().find(|f| f.key.as_deref() == Some(*key)) else {
+                break;
+            };
+            if depth + 1 == keys.len() {
+                return Some(line_of(text, field.start));
+            }
+            match doc.field_object(field) {
+                Some(inner) => obj = inner,
+                None => break,
+            }
+        }
+    }
+    None
+}

@@ -294,10 +294,23 @@ pub fn render(
 /// jrsonnet errors about missing fields or imports carry no location; name the file.
 fn with_file(app: &App, component: &Component, message: String) -> String {
     let file = rel(app, &component.path);
-    if message.contains(&file) {
-        message
-    } else {
-        format!("{file}: {message}")
+    if message.contains(&format!("{file}:")) {
+        return message;
+    }
+    // jrsonnet gives many runtime errors no span, only the chain of fields being
+    // manifested; find that field in the component's source to name its line.
+    let fields: Vec<&str> = message
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("field <")?.strip_suffix('>'))
+        .collect();
+    let line = std::fs::read_to_string(&component.path)
+        .ok()
+        .and_then(|text| {
+            crate::params::structure::line_of_field_path(&text, fields.iter().rev().copied())
+        });
+    match line {
+        Some(line) => format!("{file}:{line}: {message}"),
+        None => format!("{file}: {message}"),
     }
 }
 

@@ -1,0 +1,233 @@
+//! `kf init` and `kf env`: the ksonnet app layout, environments and the current env.
+
+mod support;
+use support::*;
+
+#[test]
+fn init_writes_the_ksonnet_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(
+        dir.path(),
+        &[
+            "init",
+            "my-app",
+            "--env",
+            "dev",
+            "--namespace",
+            "ml",
+            "--server",
+            "https://k8s.example.com",
+        ],
+    );
+    let root = dir.path().join("my-app");
+    for f in [
+        "app.yaml",
+        ".gitignore",
+        "components/params.libsonnet",
+        "environments/base.libsonnet",
+        "environments/dev/main.jsonnet",
+        "environments/dev/params.libsonnet",
+        "environments/dev/globals.libsonnet",
+    ] {
+        assert!(root.join(f).is_file(), "{f} missing");
+    }
+    assert!(root.join("lib").is_dir() && root.join("vendor").is_dir());
+    let app: serde_json::Value = serde_saphyr::from_str(&read(root.join("app.yaml"))).unwrap();
+    assert_eq!(app["apiVersion"], "0.3.0");
+    assert_eq!(app["kind"], "ksonnet.io/app");
+    assert_eq!(app["name"], "my-app");
+    assert_eq!(app["environments"]["dev"]["destination"]["namespace"], "ml");
+    assert_eq!(
+        app["environments"]["dev"]["destination"]["server"],
+        "https://k8s.example.com"
+    );
+    assert_eq!(app["environments"]["dev"]["path"], "dev");
+    assert!(read(root.join(".gitignore")).contains("/lib"));
+}
+
+#[test]
+fn init_into_an_existing_folder_fails_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path().join("taken/keep.txt"), "mine");
+    let before = snapshot(dir.path());
+    let err = fails(dir.path(), &["init", "taken"]);
+    assert!(err.contains("already exists"), "{err}");
+    assert_eq!(snapshot(dir.path()), before);
+}
+
+#[test]
+fn init_with_api_spec_file_records_its_version() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path().join("swagger.json"),
+        r#"{"swagger":"2.0","info":{"title":"Kubernetes","version":"v1.11.5"},"paths":{}}"#,
+    );
+    ok(
+        dir.path(),
+        &["init", "a", "--api-spec", "file:swagger.json"],
+    );
+    let app = read(dir.path().join("a/app.yaml"));
+    assert!(app.contains("k8sVersion: v1.11.5"), "{app}");
+    assert!(
+        dir.path()
+            .join("a/lib/ksonnet-lib/v1.11.5/swagger.json")
+            .is_file()
+    );
+}
+
+#[test]
+fn commands_find_the_app_from_a_subfolder_and_with_dir() {
+    let app = new_app();
+    let sub = app.root.join("components");
+    assert!(ok(&sub, &["env", "list"]).contains("prod"));
+    let elsewhere = tempfile::tempdir().unwrap();
+    assert!(
+        ok(
+            elsewhere.path(),
+            &["--dir", app.root.to_str().unwrap(), "env", "list"]
+        )
+        .contains("prod")
+    );
+    let err = fails(elsewhere.path(), &["env", "list"]);
+    assert!(err.contains("no ksonnet app"), "{err}");
+}
+
+#[test]
+fn env_list_prints_ksonnet_table_and_json() {
+    let app = new_app();
+    let table = ok(&app.root, &["env", "list"]);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(
+        lines[0],
+        "NAME    OVERRIDE KUBERNETES-VERSION NAMESPACE SERVER"
+    );
+    assert_eq!(
+        lines[1],
+        "====    ======== ================== ========= ======"
+    );
+    assert_eq!(
+        lines[2],
+        "default          v1.10.3            ml-dev    https://dev.example.com"
+    );
+    assert_eq!(
+        lines[3],
+        "prod             v1.10.3            ml-prod   https://prod.example.com"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&app.root, &["env", "list", "-o", "json"])).unwrap();
+    assert_eq!(json[1]["name"], "prod");
+    assert_eq!(json[1]["namespace"], "ml-prod");
+}
+
+#[test]
+fn env_add_existing_or_bad_name_fails_without_changes() {
+    let app = new_app();
+    let before = snapshot(&app.root);
+    assert!(fails(&app.root, &["env", "add", "prod"]).contains("already exists"));
+    assert!(fails(&app.root, &["env", "add", "../escape"]).contains("invalid environment name"));
+    assert!(fails(&app.root, &["env", "add", "a b"]).contains("invalid environment name"));
+    assert_eq!(snapshot(&app.root), before);
+}
+
+#[test]
+fn nested_env_names_live_in_nested_folders() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["env", "add", "us-west/prod", "--namespace", "west"],
+    );
+    assert!(
+        app.root
+            .join("environments/us-west/prod/main.jsonnet")
+            .is_file()
+    );
+    ok(&app.root, &["generate", "namespace", "team"]);
+    let out = ok(&app.root, &["show", "us-west/prod"]);
+    assert!(out.contains("kind: Namespace"));
+    ok(&app.root, &["env", "rm", "us-west/prod"]);
+    assert!(!app.root.join("environments/us-west").exists());
+}
+
+#[test]
+fn env_set_renames_and_moves_the_folder() {
+    let app = new_app();
+    ok(&app.root, &["env", "current", "--set", "prod"]);
+    ok(
+        &app.root,
+        &[
+            "env",
+            "set",
+            "prod",
+            "--name",
+            "production",
+            "--namespace",
+            "ml-p",
+        ],
+    );
+    assert!(
+        app.root
+            .join("environments/production/params.libsonnet")
+            .is_file()
+    );
+    assert!(!app.root.join("environments/prod").exists());
+    assert_eq!(ok(&app.root, &["env", "current"]).trim(), "production");
+    let described = ok(&app.root, &["env", "describe", "production"]);
+    assert!(described.contains("namespace: ml-p"), "{described}");
+    assert!(fails(&app.root, &["env", "set", "production"]).contains("nothing to change"));
+}
+
+#[test]
+fn env_rm_removes_entry_folder_and_current_marker() {
+    let app = new_app();
+    ok(&app.root, &["env", "current", "--set", "prod"]);
+    ok(&app.root, &["env", "rm", "prod"]);
+    assert!(!app.root.join("environments/prod").exists());
+    assert!(!read(app.root.join("app.yaml")).contains("prod"));
+    assert!(!app.root.join(".ks_environment").exists());
+    let err = fails(&app.root, &["env", "rm", "prood"]);
+    assert!(err.contains("unknown environment 'prood'"), "{err}");
+}
+
+#[test]
+fn env_current_set_unknown_fails_with_suggestion() {
+    let app = new_app();
+    let err = fails(&app.root, &["env", "current", "--set", "prd"]);
+    assert!(err.contains("did you mean 'prod'"), "{err}");
+    assert!(fails(&app.root, &["env", "current"]).contains("no current environment"));
+}
+
+#[test]
+fn override_file_environments_are_listed_and_rendered() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["env", "add", "local", "-o", "--namespace", "mine"],
+    );
+    assert!(read(app.root.join("app.override.yaml")).contains("local"));
+    assert!(!read(app.root.join("app.yaml")).contains("local"));
+    let table = ok(&app.root, &["env", "list"]);
+    let line = table.lines().find(|l| l.starts_with("local")).unwrap();
+    assert!(line.contains(" * "), "{line}");
+    ok(&app.root, &["generate", "namespace", "ns"]);
+    assert!(ok(&app.root, &["show", "local"]).contains("name: ns"));
+}
+
+#[test]
+fn app_yaml_problems_are_clear_errors() {
+    let app = new_app();
+    write(
+        app.root.join("app.yaml"),
+        "apiVersion: 0.3.0\nkind: [unclosed\n",
+    );
+    let err = fails(&app.root, &["env", "list"]);
+    assert!(
+        err.contains("app.yaml") && err.contains("not a valid app file"),
+        "{err}"
+    );
+    write(
+        app.root.join("app.yaml"),
+        "apiVersion: 9.9.9\nkind: ksonnet.io/app\nname: x\n",
+    );
+    let err = fails(&app.root, &["env", "list"]);
+    assert!(err.contains("unknown apiVersion '9.9.9'"), "{err}");
+}

@@ -1,0 +1,419 @@
+//! `kf show`: ksonnet's render pipeline, errors that point at the user's file, goldens.
+
+mod support;
+use support::*;
+
+fn generic_app() -> TempApp {
+    let app = new_app();
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "deployed-service",
+            "web",
+            "--image=nginx:1.27",
+            "--servicePort=8080",
+        ],
+    );
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "single-port-deployment",
+            "worker",
+            "--image=busybox:1.36",
+        ],
+    );
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "single-port-service",
+            "worker-svc",
+            "--targetLabelSelector={\"app\":\"worker\"}",
+        ],
+    );
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "configMap",
+            "settings",
+            "--data={\"MODE\":\"fast\"}",
+        ],
+    );
+    ok(&app.root, &["generate", "namespace", "ml-team"]);
+    ok(
+        &app.root,
+        &["param", "set", "web", "replicas", "3", "--env", "prod"],
+    );
+    ok(
+        &app.root,
+        &[
+            "param",
+            "set",
+            "worker-svc",
+            "serviceType",
+            "NodePort",
+            "--env",
+            "prod",
+        ],
+    );
+    ok(
+        &app.root,
+        &[
+            "param",
+            "set",
+            "settings",
+            "data.MODE",
+            "safe",
+            "--env",
+            "prod",
+        ],
+    );
+    app
+}
+
+#[test]
+fn generic_prototypes_render_golden_in_two_environments() {
+    let app = generic_app();
+    golden("generic-default.yaml", &ok(&app.root, &["show", "default"]));
+    golden(
+        "generic-prod.yaml",
+        &ok(&app.root, &["show", "--env", "prod"]),
+    );
+    golden(
+        "generic-prod.json",
+        &ok(&app.root, &["show", "prod", "-o", "json"]),
+    );
+}
+
+#[test]
+fn show_output_is_byte_identical_across_runs() {
+    let app = generic_app();
+    let first = ok(&app.root, &["show", "prod"]);
+    for _ in 0..3 {
+        assert_eq!(ok(&app.root, &["show", "prod"]), first);
+    }
+}
+
+#[test]
+fn env_comes_from_positional_flag_or_current_file() {
+    let app = generic_app();
+    let prod = ok(&app.root, &["show", "prod"]);
+    assert_eq!(ok(&app.root, &["show", "--env", "prod"]), prod);
+    assert!(fails(&app.root, &["show"]).contains("no environment given"));
+    ok(&app.root, &["env", "current", "--set", "prod"]);
+    assert_eq!(ok(&app.root, &["show"]), prod);
+    assert!(fails(&app.root, &["show", "default", "--env", "prod"]).contains("given twice"));
+    assert!(fails(&app.root, &["show", "prd"]).contains("did you mean 'prod'"));
+}
+
+#[test]
+fn every_object_is_labelled_and_arrays_are_flattened() {
+    let app = generic_app();
+    let out = ok(&app.root, &["show", "default", "-c", "web", "-o", "json"]);
+    let docs: Vec<serde_json::Value> = out
+        .split("---\n")
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect();
+    assert_eq!(docs.len(), 2);
+    let kinds: Vec<&str> = docs.iter().map(|d| d["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["Service", "Deployment"]);
+    for d in &docs {
+        assert_eq!(d["metadata"]["labels"]["ksonnet.io/component"], "web");
+    }
+}
+
+#[test]
+fn selected_components_render_alone_and_broken_ones_are_reported_by_name() {
+    let app = generic_app();
+    write(
+        app.root.join("components/broken.jsonnet"),
+        "local p = std.extVar('__ksonnet/params');\n{\n  apiVersion: 'v1',\n  kind: 'ConfigMap',\n  metadata: { name: p.components.nothere.name },\n}\n",
+    );
+    write(
+        app.root.join("components/also-broken.jsonnet"),
+        "{\n  kind: error 'boom here',\n}\n",
+    );
+    // -c never evaluates the broken components.
+    assert!(ok(&app.root, &["show", "default", "-c", "settings"]).contains("kind: ConfigMap"));
+    let err = fails(&app.root, &["show", "default"]);
+    assert!(
+        err.contains("component 'broken': components/broken.jsonnet"),
+        "{err}"
+    );
+    assert!(err.contains("component 'also-broken'"), "{err}");
+    assert!(err.contains("components/also-broken.jsonnet:2"), "{err}");
+    assert!(err.contains("boom here"), "{err}");
+    assert!(err.contains("2 components failed"), "{err}");
+    assert!(
+        fails(&app.root, &["show", "default", "-c", "nosuch"])
+            .contains("unknown component 'nosuch'")
+    );
+}
+
+#[test]
+fn non_objects_and_objects_without_kind_are_errors() {
+    let app = new_app();
+    write(app.root.join("components/num.jsonnet"), "42\n");
+    let err = fails(&app.root, &["show", "default"]);
+    assert!(
+        err.contains("component 'num'") && err.contains("rendered a number"),
+        "{err}"
+    );
+    write(
+        app.root.join("components/num.jsonnet"),
+        "{ apiVersion: 'v1', metadata: { name: 'x' } }\n",
+    );
+    let err = fails(&app.root, &["show", "default"]);
+    assert!(err.contains("has no string `kind`"), "{err}");
+}
+
+#[test]
+fn params_syntax_error_points_at_file_and_line() {
+    let app = generic_app();
+    let path = app.root.join("environments/prod/params.libsonnet");
+    let text = read(&path).replace("components+: {", "components+: {\n    web+: { replicas: },");
+    write(&path, &text);
+    let err = fails(&app.root, &["show", "prod"]);
+    assert!(
+        err.contains("environments/prod/params.libsonnet:5"),
+        "{err}"
+    );
+    // Editing a broken file is refused with the same location, and the file is left alone.
+    let err = fails(
+        &app.root,
+        &["param", "set", "web", "replicas", "2", "--env", "prod"],
+    );
+    assert!(err.contains("environments/prod/params.libsonnet"), "{err}");
+    assert_eq!(read(&path), text);
+}
+
+#[test]
+fn env_main_patches_rendered_components() {
+    let app = generic_app();
+    let main = app.root.join("environments/prod/main.jsonnet");
+    let text = read(&main).replace(
+        "base + {",
+        "base + {\n  settings+: { metadata+: { annotations: { patched: 'yes' } } },",
+    );
+    write(&main, &text);
+    let out = ok(&app.root, &["show", "prod", "-c", "settings"]);
+    assert!(out.contains("patched: \"yes\""), "{out}");
+    assert!(!ok(&app.root, &["show", "default", "-c", "settings"]).contains("patched"));
+}
+
+#[test]
+fn ext_vars_tlas_and_jpaths_reach_components() {
+    let app = new_app();
+    write(
+        app.root.join("../libs/shared.libsonnet"),
+        "{ team: 'vision' }\n",
+    );
+    write(
+        app.root.join("components/cm.jsonnet"),
+        "function(suffix='x') {\n  apiVersion: 'v1', kind: 'ConfigMap',\n  metadata: { name: 'cm-' + suffix, labels: { team: (import 'shared.libsonnet').team } },\n  data: { tag: std.extVar('tag'), file: std.extVar('notes'), code: std.toString(std.extVar('n') + 1) },\n}\n",
+    );
+    write(app.root.join("notes.txt"), "hello");
+    let out = ok(
+        &app.root,
+        &[
+            "show",
+            "default",
+            "-V",
+            "tag=v2",
+            "--ext-str-file",
+            "notes=notes.txt",
+            "--ext-code",
+            "n=41",
+            "-A",
+            "suffix=prod",
+            "-J",
+            "../libs",
+        ],
+    );
+    for want in [
+        "name: cm-prod",
+        "tag: v2",
+        "file: hello",
+        "code: \"42\"",
+        "team: vision",
+    ] {
+        assert!(out.contains(want), "{want}: {out}");
+    }
+    assert!(
+        fails(&app.root, &["show", "default", "-V", "novalue"]).contains("takes <name>=<value>")
+    );
+}
+
+#[test]
+fn yaml_1_1_lookalike_strings_come_out_quoted() {
+    let app = new_app();
+    ok(&app.root, &["generate", "configMap", "tricky"]);
+    for (k, v) in [
+        ("a", "yes"),
+        ("b", "no"),
+        ("c", "on"),
+        ("d", "y"),
+        ("e", "~"),
+        ("f", "0777"),
+        ("g", "1.10"),
+        ("h", "off"),
+        ("i", "n"),
+    ] {
+        ok(
+            &app.root,
+            &[
+                "param",
+                "set",
+                "tricky",
+                &format!("data.{k}"),
+                v,
+                "--as-string",
+            ],
+        );
+    }
+    let out = ok(&app.root, &["show", "default"]);
+    for v in ["yes", "no", "on", "y", "~", "0777", "1.10", "off", "n"] {
+        let quoted = out.contains(&format!(": \"{v}\"")) || out.contains(&format!(": '{v}'"));
+        assert!(quoted, "{v} must be quoted: {out}");
+    }
+    // Read back by a YAML 1.1 parser (PyYAML, which kubectl's decoder agrees with).
+    let check = std::process::Command::new("python3")
+        .args(["-c", "import sys, yaml\ndocs=[d for d in yaml.safe_load_all(sys.stdin) if d]\nd=docs[0]['data']\nassert d == {'a':'yes','b':'no','c':'on','d':'y','e':'~','f':'0777','g':'1.10','h':'off','i':'n'}, d\nprint('ok')"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(out.as_bytes())?;
+            c.wait_with_output()
+        })
+        .expect("python3 with PyYAML (installed by .ci/run)");
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+}
+
+#[test]
+fn jsonnet_runtime_errors_name_the_users_file_and_line() {
+    let app = new_app();
+    write(
+        app.root.join("components/bad.jsonnet"),
+        "local x = 1;\n\n{ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: x.field } }\n",
+    );
+    let err = fails(&app.root, &["show", "default"]);
+    assert!(err.contains("components/bad.jsonnet:3"), "{err}");
+    write(
+        app.root.join("components/bad.jsonnet"),
+        "import 'missing.libsonnet'\n",
+    );
+    let err = fails(&app.root, &["show", "default"]);
+    assert!(
+        err.contains("components/bad.jsonnet") && err.contains("missing.libsonnet"),
+        "{err}"
+    );
+}
+
+/// An app laid out by hand exactly as ksonnet 0.13 wrote it.
+#[test]
+fn ksonnet_013_app_renders() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root.join("app.yaml"),
+        "apiVersion: 0.3.0\nenvironments:\n  default:\n    destination:\n      namespace: default\n      server: https://127.0.0.1:6443\n    k8sVersion: v1.10.3\n    path: default\nkind: ksonnet.io/app\nname: legacy\nregistries:\n  incubator:\n    protocol: github\n    uri: github.com/ksonnet/parts/tree/master/incubator\nversion: 0.0.1\n",
+    );
+    write(
+        root.join("components/params.libsonnet"),
+        "{\n  global: {\n    // User-defined global parameters; accessible to all component and environments, Ex:\n    // replicas: 4,\n  },\n  components: {\n    // Component-level parameters, defined initially from 'ks prototype use ...'\n    // Each object below should correspond to a component in the components/ directory\n    \"guestbook-ui\": {\n      containerPort: 80,\n      image: \"gcr.io/heptio-images/ks-guestbook-demo:0.1\",\n      name: \"guestbook-ui\",\n      replicas: 1,\n      servicePort: 80,\n      type: \"ClusterIP\",\n    },\n  },\n}\n",
+    );
+    write(
+        root.join("components/guestbook-ui.jsonnet"),
+        "local env = std.extVar(\"__ksonnet/environments\");\nlocal params = std.extVar(\"__ksonnet/params\").components[\"guestbook-ui\"];\n[\n   {\n      \"apiVersion\": \"v1\",\n      \"kind\": \"Service\",\n      \"metadata\": {\n         \"name\": params.name,\n         \"namespace\": env.namespace\n      },\n      \"spec\": {\n         \"ports\": [{\"port\": params.servicePort, \"targetPort\": params.containerPort}],\n         \"selector\": {\"app\": params.name},\n         \"type\": params.type\n      }\n   }\n]\n",
+    );
+    write(
+        root.join("environments/base.libsonnet"),
+        "local components = std.extVar(\"__ksonnet/components\");\ncomponents + {\n  // Insert user-specified overrides here.\n}\n",
+    );
+    write(
+        root.join("environments/default/main.jsonnet"),
+        "local base = import \"base.libsonnet\";\n// uncomment if you reference ksonnet-lib\n// local k = import \"k.libsonnet\";\n\nbase + {\n  // Insert user-specified overrides here. For example if a component is named \"nginx-deployment\", you might have something like:\\n\")\n  // \"nginx-deployment\"+: k.deployment.mixin.metadata.labels({foo: \"bar\"})\n}\n",
+    );
+    write(
+        root.join("environments/default/params.libsonnet"),
+        "local params = std.extVar(\"__ksonnet/params\");\nlocal globals = import \"globals.libsonnet\";\nlocal envParams = params + {\n  components +: {\n    // Insert component parameter overrides here. Ex:\n    // guestbook +: {\n    //   name: \"guestbook-dev\",\n    //   replicas: params.global.replicas,\n    // },\n  },\n};\n\n{\n  components: {\n    [x]: envParams.components[x] + globals\n    for x in std.objectFields(envParams.components)\n  },\n}\n",
+    );
+    write(root.join("environments/default/globals.libsonnet"), "{\n}");
+    let out = ok(root, &["show", "default"]);
+    assert!(
+        out.contains("kind: Service")
+            && out.contains("name: guestbook-ui")
+            && out.contains("namespace: default"),
+        "{out}"
+    );
+    assert!(out.contains("ksonnet.io/component: guestbook-ui"));
+    // A kf edit of this ksonnet file stays a ksonnet file.
+    ok(
+        root,
+        &[
+            "param",
+            "set",
+            "guestbook-ui",
+            "replicas",
+            "2",
+            "--env",
+            "default",
+        ],
+    );
+    assert!(
+        read(root.join("environments/default/params.libsonnet"))
+            .contains("\"guestbook-ui\"+: {\n      replicas: 2,\n    },\n")
+    );
+}
+
+/// ksonnet 0.11 (app.yaml 0.1.0) kept each environment's destination in spec.json.
+#[test]
+fn ksonnet_010_app_with_spec_json_renders() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root.join("app.yaml"),
+        "apiVersion: 0.1.0\nkind: ksonnet.io/app\nname: old\nversion: 0.0.1\n",
+    );
+    write(
+        root.join("environments/dev/spec.json"),
+        "{\n  \"server\": \"https://1.2.3.4\",\n  \"namespace\": \"old-ns\"\n}\n",
+    );
+    write(
+        root.join("environments/dev/main.jsonnet"),
+        "local base = import \"../base.libsonnet\";\nbase + {}\n",
+    );
+    write(
+        root.join("environments/dev/params.libsonnet"),
+        "local params = import \"../../components/params.libsonnet\";\nparams + {\n  components +: {\n    ns +: { name: \"dev-ns\" },\n  },\n}\n",
+    );
+    write(
+        root.join("environments/base.libsonnet"),
+        "local components = std.extVar(\"__ksonnet/components\");\ncomponents + {}\n",
+    );
+    write(
+        root.join("components/params.libsonnet"),
+        "{\n  global: {},\n  components: {\n    ns: { name: \"ns\" },\n  },\n}\n",
+    );
+    write(
+        root.join("components/ns.jsonnet"),
+        "local env = std.extVar(\"__ksonnet/environments\");\nlocal params = std.extVar(\"__ksonnet/params\").components.ns;\n{ apiVersion: \"v1\", kind: \"Namespace\", metadata: { name: params.name, annotations: { ns: env.namespace } } }\n",
+    );
+    let out = ok(root, &["show", "dev"]);
+    assert!(
+        out.contains("name: dev-ns") && out.contains("ns: old-ns"),
+        "{out}"
+    );
+    assert!(ok(root, &["env", "list"]).contains("https://1.2.3.4"));
+}
