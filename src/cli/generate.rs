@@ -69,6 +69,13 @@ pub fn catalog() -> Result<Catalog> {
 
 /// `--a=1 --b 2` → {a: "1", b: "2"}.
 fn parse_params(args: &[String]) -> Result<BTreeMap<String, Given>> {
+    parse_params_and_files(args).map(|(p, _)| p)
+}
+
+/// Prototype params, plus any `--values-file` given after them (the trailing params
+/// capture everything after the component name).
+fn parse_params_and_files(args: &[String]) -> Result<(BTreeMap<String, Given>, Vec<PathBuf>)> {
+    let mut files = Vec::new();
     let mut out = BTreeMap::new();
     let mut i = 0;
     while i < args.len() {
@@ -89,10 +96,14 @@ fn parse_params(args: &[String]) -> Result<BTreeMap<String, Given>> {
         if name.is_empty() {
             bail!("empty param name in '{arg}'");
         }
-        out.insert(name, Given::Raw(value));
+        if name == "values-file" {
+            files.push(PathBuf::from(value));
+        } else {
+            out.insert(name, Given::Raw(value));
+        }
         i += 1;
     }
-    Ok(out)
+    Ok((out, files))
 }
 
 fn values_file(path: &PathBuf) -> Result<BTreeMap<String, Given>> {
@@ -116,11 +127,17 @@ fn values_file(path: &PathBuf) -> Result<BTreeMap<String, Given>> {
 
 pub fn run_generate(ctx: &Context_, a: GenerateArgs) -> Result<()> {
     let app = ctx.app()?;
-    let mut given = match &a.values_file {
-        Some(f) => values_file(f)?,
-        None => BTreeMap::new(),
-    };
-    given.extend(parse_params(&a.params)?);
+    let (flags, late_files) = parse_params_and_files(&a.params)?;
+    let mut given = BTreeMap::new();
+    for f in a.values_file.iter().chain(late_files.iter()) {
+        let path = if f.is_absolute() {
+            f.clone()
+        } else {
+            ctx.cwd.join(f)
+        };
+        given.extend(values_file(&path)?);
+    }
+    given.extend(flags);
     generate(&app, &catalog()?, &a.prototype, &a.component, &given)?;
     println!(
         "Generated component '{}' (components/{}.jsonnet)",

@@ -11,8 +11,7 @@ use super::{Context_, key_value, pick_env};
 
 /// Render an environment's components to Kubernetes manifests on stdout.
 ///
-/// `kf show` is the render step CI pipes into files: it prints Secrets with their real
-/// values (only `diff` and the cluster commands hide them).
+/// `kf show` is the render step CI pipes into files: it prints Secrets with their real values.
 #[derive(Args)]
 #[command(
     after_help = "Examples:\n  kf show prod\n  kf show --env prod -c web -o json\n  kf show dev -V imageTag=1.2.3 > dev.yaml"
