@@ -12,15 +12,13 @@ use crate::prototype::generate::{ComponentWriteError, check_syntax};
 pub fn remove(app: &App, name: &str) -> Result<(), ComponentWriteError> {
     let component = app.component(name)?;
     let mut files = FileSet::new();
-    let mut edit = |path: PathBuf, display: String| -> Result<(), ComponentWriteError> {
+    let mut edit = |path: PathBuf, key: &str| -> Result<(), ComponentWriteError> {
         let Ok(text) = std::fs::read_to_string(&path) else {
             return Ok(());
         };
-        match ParamsFile::parse(&display, &text)?.unset(
-            Root::Components,
-            &[name.to_string()],
-            false,
-        ) {
+        let display = crate::render::rel(app, &path);
+        match ParamsFile::parse(&display, &text)?.unset(Root::Components, &[key.to_string()], false)
+        {
             Ok(edited) => {
                 check_syntax(&display, &edited)?;
                 files.write(path, edited);
@@ -32,14 +30,9 @@ pub fn remove(app: &App, name: &str) -> Result<(), ComponentWriteError> {
             Err(e) => Err(e.into()),
         }
     };
-    edit(
-        app.component_params_path(),
-        "components/params.libsonnet".into(),
-    )?;
+    edit(app.module_of(&component).params_path(), &component.local)?;
     for env in app.environments() {
-        let path = app.env_dir(&env).join("params.libsonnet");
-        let display = crate::render::rel(app, &path);
-        edit(path, display)?;
+        edit(app.env_dir(&env).join("params.libsonnet"), &component.name)?;
     }
     files.remove(component.path);
     files.commit()?;

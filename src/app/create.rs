@@ -156,7 +156,7 @@ pub fn init_app(target: &Path, env: &EnvOptions) -> Result<PathBuf, AppError> {
             },
             k8s_version: api.version.clone(),
             path: env.name.clone(),
-            extra: Default::default(),
+            ..Default::default()
         },
     );
     let mut files = FileSet::new();
@@ -242,16 +242,14 @@ pub fn add_env(app: &App, env: &EnvOptions) -> Result<(), AppError> {
         },
         k8s_version: api.version.clone(),
         path: env.name.clone(),
+        targets: Vec::new(),
         extra: Default::default(),
     };
     let mut files = FileSet::new();
     if env.is_override {
         let mut o = app.overrides.clone().unwrap_or_default();
         o.environments.insert(env.name.clone(), entry);
-        files.write(
-            app.root.join(super::OVERRIDE_FILE),
-            App::render_override(&o),
-        );
+        stage_override(app, &o, &mut files);
     } else {
         let mut spec = app.spec.clone();
         spec.environments.insert(env.name.clone(), entry);
@@ -285,10 +283,7 @@ pub fn remove_env(app: &App, name: &str, from_override: bool) -> Result<(), AppE
                 hint: " in app.override.yaml".into(),
             });
         }
-        files.write(
-            app.root.join(super::OVERRIDE_FILE),
-            App::render_override(&o),
-        );
+        stage_override(app, &o, &mut files);
     } else {
         let mut spec = app.spec.clone();
         spec.environments.remove(name);
@@ -357,10 +352,7 @@ pub fn update_env(app: &App, name: &str, changes: &EnvChanges) -> Result<(), App
         let mut o = app.overrides.clone().unwrap_or_default();
         o.environments.remove(name);
         o.environments.insert(new_name.clone(), entry);
-        files.write(
-            app.root.join(super::OVERRIDE_FILE),
-            App::render_override(&o),
-        );
+        stage_override(app, &o, &mut files);
     } else {
         let mut spec = app.spec.clone();
         spec.environments.remove(name);
@@ -424,4 +416,16 @@ pub fn set_current_env(app: &App, name: Option<&str>) -> Result<(), AppError> {
         }
     }
     Ok(())
+}
+
+/// Write app.override.yaml, or remove it when it would define nothing (as ksonnet did).
+fn stage_override(app: &App, o: &OverrideSpec, files: &mut FileSet) {
+    let path = app.root.join(super::OVERRIDE_FILE);
+    if o.is_empty() {
+        if path.exists() {
+            files.remove(path);
+        }
+    } else {
+        files.write(path, App::render_override(o));
+    }
 }

@@ -57,6 +57,8 @@ pub struct Environment {
     pub path: String,
     /// Defined in app.override.yaml rather than app.yaml.
     pub is_override: bool,
+    /// Modules rendered in this environment; empty means all.
+    pub targets: Vec<String>,
     pub spec: EnvironmentSpec,
 }
 
@@ -69,9 +71,52 @@ pub enum ComponentFormat {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Component {
+    /// Full name: `name` in the root module, `<module>.name` in a nested one.
     pub name: String,
+    /// Name within its module (the key of its module's params.libsonnet).
+    pub local: String,
+    /// Module name: empty for the root module, `a.b` for `components/a/b/`.
+    pub module: String,
     pub path: PathBuf,
     pub format: ComponentFormat,
+}
+
+/// A ksonnet module: `components/` itself, or a folder below it holding a params.libsonnet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Module {
+    /// Empty for the root module, `a.b` for `components/a/b/`.
+    pub name: String,
+    pub dir: PathBuf,
+}
+
+impl Module {
+    pub fn params_path(&self) -> PathBuf {
+        self.dir.join("params.libsonnet")
+    }
+
+    /// The component's full name: `local` in the root module, `<module>.local` elsewhere.
+    pub fn full_name(&self, local: &str) -> String {
+        if self.name.is_empty() {
+            local.to_string()
+        } else {
+            format!("{}.{local}", self.name)
+        }
+    }
+
+    /// How ksonnet names it in `targets` and messages: `/` for the root.
+    pub fn display_name(&self) -> &str {
+        if self.name.is_empty() {
+            "/"
+        } else {
+            &self.name
+        }
+    }
+
+    /// Whether an env `targets` entry names this module (`/`, `a.b` or `a/b`).
+    pub fn is_targeted_by(&self, target: &str) -> bool {
+        let t = target.trim_matches('/').replace('/', ".");
+        t == self.name
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -162,7 +207,11 @@ impl App {
         }
         if let Some(o) = &self.overrides {
             for (name, spec) in &o.environments {
-                all.insert(name, Environment::from_spec(name, spec, true));
+                let merged = match self.spec.environments.get(name) {
+                    Some(base) => base.overridden_by(spec),
+                    None => spec.clone(),
+                };
+                all.insert(name, Environment::from_spec(name, &merged, true));
             }
         }
         all.into_values().collect()
@@ -187,41 +236,64 @@ impl App {
             .filter(|s| !s.is_empty())
     }
 
-    /// Components of the app: `components/*.{jsonnet,yaml,yml,json}` (not params.libsonnet),
-    /// sorted by name.
+    /// The app's modules: the root (`components/`) first, then every folder below it that
+    /// holds a params.libsonnet, sorted by name.
+    pub fn modules(&self) -> Result<Vec<Module>, AppError> {
+        let root = self.components_dir();
+        let mut out = vec![Module {
+            name: String::new(),
+            dir: root.clone(),
+        }];
+        let mut stack = vec![root.clone()];
+        while let Some(dir) = stack.pop() {
+            let entries = match fs::read_dir(&dir) {
+                Ok(e) => e,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(source) => return Err(AppError::Read { path: dir, source }),
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let hidden = entry.file_name().to_string_lossy().starts_with('.');
+                if hidden || !path.is_dir() {
+                    continue;
+                }
+                if path.join("params.libsonnet").is_file() {
+                    let rel = path.strip_prefix(&root).unwrap_or(&path);
+                    let name: Vec<String> = rel
+                        .components()
+                        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                        .collect();
+                    out.push(Module {
+                        name: name.join("."),
+                        dir: path.clone(),
+                    });
+                }
+                stack.push(path);
+            }
+        }
+        out[1..].sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    /// The module a component lives in.
+    pub fn module_of(&self, component: &Component) -> Module {
+        let dir = component
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| self.components_dir());
+        Module {
+            name: component.module.clone(),
+            dir,
+        }
+    }
+
+    /// Components of the app: `*.{jsonnet,yaml,yml,json}` of every module (not
+    /// params.libsonnet), sorted by full name.
     pub fn components(&self) -> Result<Vec<Component>, AppError> {
-        let dir = self.components_dir();
-        let entries = match fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => return Err(AppError::Read { path: dir, source }),
-        };
         let mut out = Vec::new();
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if !path.is_file() {
-                continue;
-            }
-            let Some(file_name) = path.file_name().and_then(|n| n.to_str()) else {
-                continue;
-            };
-            if file_name.starts_with('.') {
-                continue;
-            }
-            let Some((name, ext)) = file_name.rsplit_once('.') else {
-                continue;
-            };
-            let format = match ext {
-                "jsonnet" => ComponentFormat::Jsonnet,
-                "yaml" | "yml" => ComponentFormat::Yaml,
-                "json" => ComponentFormat::Json,
-                _ => continue,
-            };
-            out.push(Component {
-                name: name.to_string(),
-                path,
-                format,
-            });
+        for module in self.modules()? {
+            module_components(&module, &mut out)?;
         }
         out.sort_by(|a, b| a.name.cmp(&b.name).then(a.format.cmp(&b.format)));
         Ok(out)
@@ -269,9 +341,52 @@ impl Environment {
                 spec.path.clone()
             },
             is_override,
+            targets: spec.targets.clone(),
             spec: spec.clone(),
         }
     }
+}
+
+fn module_components(module: &Module, out: &mut Vec<Component>) -> Result<(), AppError> {
+    let entries = match fs::read_dir(&module.dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            return Err(AppError::Read {
+                path: module.dir.clone(),
+                source,
+            });
+        }
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if !path.is_file() {
+            continue;
+        }
+        let Some(file_name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if file_name.starts_with('.') {
+            continue;
+        }
+        let Some((name, ext)) = file_name.rsplit_once('.') else {
+            continue;
+        };
+        let format = match ext {
+            "jsonnet" => ComponentFormat::Jsonnet,
+            "yaml" | "yml" => ComponentFormat::Yaml,
+            "json" => ComponentFormat::Json,
+            _ => continue,
+        };
+        out.push(Component {
+            name: module.full_name(name),
+            local: name.to_string(),
+            module: module.name.clone(),
+            path,
+            format,
+        });
+    }
+    Ok(())
 }
 
 /// ksonnet 0.1.0 kept each environment's destination in `environments/<env>/spec.json`.
@@ -306,6 +421,7 @@ fn migrate_legacy_environments(root: &Path, spec: &mut AppSpec) -> Result<(), Ap
                         destination: dest,
                         k8s_version: String::new(),
                         path: rel,
+                        targets: Vec::new(),
                         extra: BTreeMap::new(),
                     });
             } else {

@@ -45,8 +45,44 @@ pub struct EnvironmentSpec {
     pub k8s_version: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub path: String,
+    /// Modules this environment renders (`/` is the root module); empty means all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<String>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
+}
+
+impl EnvironmentSpec {
+    /// ksonnet's override rule for an env in both files: the override's k8sVersion and
+    /// path replace; its destination and targets replace when set; the rest stays.
+    pub fn overridden_by(&self, o: &EnvironmentSpec) -> EnvironmentSpec {
+        let mut out = self.clone();
+        if !o.k8s_version.is_empty() {
+            out.k8s_version = o.k8s_version.clone();
+        }
+        if !o.path.is_empty() {
+            out.path = o.path.clone();
+        }
+        if !o.destination.server.is_empty() || !o.destination.namespace.is_empty() {
+            out.destination = o.destination.clone();
+        }
+        if !o.targets.is_empty() {
+            out.targets = o.targets.clone();
+        }
+        for (k, v) in &o.extra {
+            if k != "libraries" {
+                out.extra.insert(k.clone(), v.clone());
+            }
+        }
+        out
+    }
+}
+
+impl OverrideSpec {
+    /// True when the override file would say nothing (ksonnet then removes it).
+    pub fn is_empty(&self) -> bool {
+        self.environments.is_empty() && self.registries.is_empty() && self.extra.is_empty()
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

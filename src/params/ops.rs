@@ -50,23 +50,29 @@ struct Located {
 
 fn locate(app: &App, target: &ParamTarget) -> Result<Located, ParamError> {
     let key_path = split_path(&target.key).ok_or_else(|| ParamError::BadKey(target.key.clone()))?;
-    if let Some(c) = &target.component {
-        app.component(c)?;
-    }
+    let component = target
+        .component
+        .as_deref()
+        .map(|c| app.component(c))
+        .transpose()?;
     let env = target
         .env
         .as_deref()
         .map(|e| app.environment(e))
         .transpose()?;
     let located = match (&target.component, env) {
-        (Some(c), None) => Located {
-            path: app.component_params_path(),
-            display: "components/params.libsonnet".into(),
-            root: Root::Components,
-            keys: [vec![c.clone()], key_path].concat(),
-            inherit: Inherit::Replace,
-            prune: false,
-        },
+        (Some(_), None) => {
+            let c = component.expect("looked up above");
+            let path = app.module_of(&c).params_path();
+            Located {
+                display: render::rel(app, &path),
+                path,
+                root: Root::Components,
+                keys: [vec![c.local.clone()], key_path].concat(),
+                inherit: Inherit::Replace,
+                prune: false,
+            }
+        }
         (Some(c), Some(env)) => env_file(
             app,
             &env,
@@ -222,8 +228,11 @@ pub fn list(
 fn evaluated(app: &App, env: Option<&str>) -> Result<Value, ParamError> {
     if let Some(e) = env {
         let env = app.environment(e)?;
-        let engine = render::new_engine(app, &env, &RenderOptions::default());
-        return Ok(render::env_params(app, &env, &engine)?);
+        return Ok(render::effective_params(
+            app,
+            &env,
+            &RenderOptions::default(),
+        )?);
     }
     // Module params need no environment; any env's search paths will do.
     let Some(env) = app.environments().into_iter().next() else {
@@ -232,18 +241,14 @@ fn evaluated(app: &App, env: Option<&str>) -> Result<Value, ParamError> {
         ));
     };
     let engine = render::new_engine(app, &env, &RenderOptions::default());
-    Ok(raw_module(app, &engine)?)
-}
-
-fn raw_module(app: &App, engine: &crate::engine::Engine) -> Result<Value, RenderError> {
-    let path = app.component_params_path();
-    engine
-        .import_file(&path)
-        .and_then(|v| engine.to_json(&v))
-        .map_err(|e| RenderError::Params {
-            file: render::rel(app, &path),
-            message: e.message,
-        })
+    let mut all = serde_json::Map::new();
+    for module in app.modules()? {
+        let raw = render::read_module_params(app, &engine, &module)?;
+        for (local, params) in raw.components {
+            all.insert(module.full_name(&local), params);
+        }
+    }
+    Ok(serde_json::json!({ "components": all }))
 }
 
 /// One row of `param diff`.

@@ -96,7 +96,7 @@ pub fn lazy_object(
             path: c.path.clone(),
             display: super::rel(app, &c.path),
             format: c.format,
-            params: raw_params.get(&c.name).cloned(),
+            params: raw_params.get(&c.local).cloned(),
             tla: tla.to_vec(),
         };
         builder.field(c.name.as_str()).thunk(Thunk::new(thunk));

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use crate::app::{App, AppError, Component, ComponentFormat, Environment};
+use crate::app::{App, AppError, Component, ComponentFormat, Environment, Module};
 use crate::engine::{Engine, EngineOptions, EvalError, TlaValue};
 
 pub use components::parse_component_file;
@@ -61,6 +61,14 @@ pub enum RenderError {
     Components(Vec<ComponentError>),
     #[error("{file}: {message}")]
     Environment { file: String, message: String },
+    #[error(
+        "component '{component}' is in module '{module}', which environment '{env}' does not target; `kf env describe {env}` shows its targets"
+    )]
+    NotTargeted {
+        component: String,
+        module: String,
+        env: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -119,67 +127,117 @@ pub fn new_engine(app: &App, env: &Environment, options: &RenderOptions) -> Engi
     engine
 }
 
-/// Module params with `global` applied: `{components: {name: params}}`.
-pub fn module_params(app: &App, engine: &Engine) -> Result<Value, RenderError> {
-    let path = app.component_params_path();
-    if !path.is_file() {
-        return Ok(serde_json::json!({ "components": {} }));
+/// One module's params.libsonnet as written: `global` and `components`, before `global`
+/// is applied.
+#[derive(Debug, Clone, Default)]
+pub struct RawParams {
+    pub global: Value,
+    /// Keyed by the component's name within the module.
+    pub components: Map<String, Value>,
+}
+
+impl RawParams {
+    /// Each component's params with `global` merge-patched in (global wins).
+    pub fn with_global(&self) -> Map<String, Value> {
+        let mut out = Map::new();
+        for (name, params) in &self.components {
+            let mut params = params.clone();
+            if let Value::Object(g) = &self.global
+                && !g.is_empty()
+            {
+                merge_patch(&mut params, &self.global);
+            }
+            out.insert(name.clone(), params);
+        }
+        out
     }
-    let rel = rel(app, &path);
+}
+
+/// Read a module's params.libsonnet (an absent file is an empty one).
+pub fn read_module_params(
+    app: &App,
+    engine: &Engine,
+    module: &Module,
+) -> Result<RawParams, RenderError> {
+    let path = module.params_path();
+    if !path.is_file() {
+        return Ok(RawParams::default());
+    }
+    let file = rel(app, &path);
     let raw = engine
         .import_file(&path)
         .and_then(|v| engine.to_json(&v))
         .map_err(|e| RenderError::Params {
-            file: rel.clone(),
+            file: file.clone(),
             message: e.message,
         })?;
     let Value::Object(mut raw) = raw else {
         return Err(RenderError::Params {
-            file: rel,
+            file,
             message: "must be an object with `global` and `components`".into(),
         });
     };
-    let global = raw.remove("global").unwrap_or(Value::Object(Map::new()));
-    let components = match raw.remove("components") {
-        Some(Value::Object(c)) => c,
-        None => Map::new(),
+    let global = match raw.remove("global") {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(g @ Value::Object(_)) => g,
         Some(_) => {
             return Err(RenderError::Params {
-                file: rel,
+                file,
+                message: "`global` must be an object".into(),
+            });
+        }
+    };
+    let components = match raw.remove("components") {
+        Some(Value::Object(c)) => c,
+        None | Some(Value::Null) => Map::new(),
+        Some(_) => {
+            return Err(RenderError::Params {
+                file,
                 message: "`components` must be an object".into(),
             });
         }
     };
-    let mut out = Map::new();
-    for (name, mut params) in components {
-        merge_patch(&mut params, &global);
-        out.insert(name, params);
-    }
-    Ok(serde_json::json!({ "components": out }))
+    Ok(RawParams { global, components })
 }
 
-/// The raw `components` of components/params.libsonnet, before `global` (for YAML patches).
-fn raw_component_params(app: &App, engine: &Engine) -> Result<Map<String, Value>, RenderError> {
-    let path = app.component_params_path();
-    if !path.is_file() {
-        return Ok(Map::new());
+/// The modules an environment renders (its `targets`, else all), each with its raw params.
+pub fn target_modules(
+    app: &App,
+    env: &Environment,
+    engine: &Engine,
+) -> Result<Vec<(Module, RawParams)>, RenderError> {
+    let mut out = Vec::new();
+    for module in app.modules()? {
+        if !env.targets.is_empty() && !env.targets.iter().any(|t| module.is_targeted_by(t)) {
+            continue;
+        }
+        let raw = read_module_params(app, engine, &module)?;
+        out.push((module, raw));
     }
-    let val = engine.import_file(&path).map_err(|e| RenderError::Params {
-        file: rel(app, &path),
-        message: e.message,
-    })?;
-    match engine.to_json(&val) {
-        Ok(Value::Object(mut m)) => match m.remove("components") {
-            Some(Value::Object(c)) => Ok(c),
-            _ => Ok(Map::new()),
-        },
-        _ => Ok(Map::new()),
-    }
+    Ok(out)
 }
 
-/// Env params: the env's params.libsonnet evaluated over the module params.
-pub fn env_params(app: &App, env: &Environment, engine: &Engine) -> Result<Value, RenderError> {
-    let module = module_params(app, engine)?;
+/// Module params of every module, `global` applied, keyed by full component name:
+/// `{components: {name: params}}` — what an env's params.libsonnet sees.
+pub fn module_params(modules: &[(Module, RawParams)]) -> Value {
+    let mut all = Map::new();
+    for (module, raw) in modules {
+        for (local, params) in raw.with_global() {
+            all.insert(module.full_name(&local), params);
+        }
+    }
+    serde_json::json!({ "components": all })
+}
+
+/// Env params: the env's params.libsonnet evaluated over the module params, keyed by
+/// full component name.
+pub fn env_params(
+    app: &App,
+    env: &Environment,
+    engine: &Engine,
+    modules: &[(Module, RawParams)],
+) -> Result<Value, RenderError> {
+    let module = module_params(modules);
     let path = app.env_dir(env).join("params.libsonnet");
     if !path.is_file() {
         return Ok(module);
@@ -192,6 +250,17 @@ pub fn env_params(app: &App, env: &Environment, engine: &Engine) -> Result<Value
             file: rel(app, &path),
             message: e.message,
         })
+}
+
+/// An environment's effective params, keyed by full component name.
+pub fn effective_params(
+    app: &App,
+    env: &Environment,
+    options: &RenderOptions,
+) -> Result<Value, RenderError> {
+    let engine = new_engine(app, env, options);
+    let modules = target_modules(app, env, &engine)?;
+    env_params(app, env, &engine, &modules)
 }
 
 pub fn rel(app: &App, path: &std::path::Path) -> String {
@@ -208,13 +277,23 @@ pub fn render(
     options: &RenderOptions,
 ) -> Result<Vec<RenderedObject>, RenderError> {
     let env = app.environment(env_name)?;
+    let engine = new_engine(app, &env, options);
+    let modules = target_modules(app, &env, &engine)?;
     let all = app.components()?;
+    let in_targets = |c: &Component| modules.iter().any(|(m, _)| m.name == c.module);
     let selected: Vec<Component> = if options.components.is_empty() {
-        all.clone()
+        all.iter().filter(|c| in_targets(c)).cloned().collect()
     } else {
         let mut picked = Vec::new();
         for name in &options.components {
             let c = app.component(name)?;
+            if !in_targets(&c) {
+                return Err(RenderError::NotTargeted {
+                    module: app.module_of(&c).display_name().to_string(),
+                    component: c.name,
+                    env: env.name.clone(),
+                });
+            }
             if !picked.iter().any(|p: &Component| p.name == c.name) {
                 picked.push(c);
             }
@@ -222,66 +301,70 @@ pub fn render(
         picked
     };
 
-    let engine = new_engine(app, &env, options);
-    let raw_params = raw_component_params(app, &engine)?;
-    let params = env_params(app, &env, &engine)?;
-    engine.set_ext_json("__ksonnet/params", &params);
-
-    let components = components::lazy_object(app, &all, &raw_params, &options.tla);
-    engine.set_ext_val("__ksonnet/components", components.clone());
-
-    let main = app.env_dir(&env).join("main.jsonnet");
-    let result = if main.is_file() {
-        let val = engine
-            .import_file(&main)
-            .map_err(|e| RenderError::Environment {
-                file: rel(app, &main),
-                message: e.message,
-            })?;
-        match val {
-            jrsonnet_evaluator::Val::Obj(o) => o,
-            _ => {
-                return Err(RenderError::Environment {
-                    file: rel(app, &main),
-                    message: "must evaluate to an object keyed by component name".into(),
-                });
-            }
-        }
-    } else {
-        match components {
-            jrsonnet_evaluator::Val::Obj(o) => o,
-            _ => unreachable!("lazy_object builds an object"),
-        }
-    };
-
+    let params = env_params(app, &env, &engine, &modules)?;
     let env_components = params
         .get("components")
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default();
+
     let mut objects = Vec::new();
     let mut errors = Vec::new();
-    for component in &selected {
-        let value = match engine.field_json(&result, &component.name) {
-            Ok(Some(v)) => v,
-            Ok(None) => continue,
-            Err(EvalError { message }) => {
-                errors.push(ComponentError {
+    let mut engine = Some(engine);
+    for (module, raw) in &modules {
+        let module_selected: Vec<&Component> = selected
+            .iter()
+            .filter(|c| c.module == module.name)
+            .collect();
+        if module_selected.is_empty() {
+            continue;
+        }
+        let members: Vec<Component> = all
+            .iter()
+            .filter(|c| c.module == module.name)
+            .cloned()
+            .collect();
+        // main.jsonnet and the components read `__ksonnet/params` for their own module
+        // only, and Jsonnet caches imports: each further module gets a fresh engine.
+        let engine = engine
+            .take()
+            .unwrap_or_else(|| new_engine(app, &env, options));
+        let local: Map<String, Value> = members
+            .iter()
+            .filter_map(|c| {
+                env_components
+                    .get(&c.name)
+                    .map(|p| (c.local.clone(), p.clone()))
+            })
+            .collect();
+        engine.set_ext_json(
+            "__ksonnet/params",
+            &serde_json::json!({ "components": local }),
+        );
+        let components = components::lazy_object(app, &members, &raw.components, &options.tla);
+        let result = env_main(app, &env, &engine, components)?;
+        for component in module_selected {
+            let value = match engine.field_json(&result, &component.name) {
+                Ok(Some(v)) => v,
+                Ok(None) => continue,
+                Err(EvalError { message }) => {
+                    errors.push(ComponentError {
+                        component: component.name.clone(),
+                        message: with_file(app, component, message),
+                    });
+                    continue;
+                }
+            };
+            let patch = (component.format != ComponentFormat::Jsonnet)
+                .then(|| env_components.get(&component.name))
+                .flatten();
+            match to_objects(&component.name, value, patch) {
+                Ok(mut objs) => objects.append(&mut objs),
+                Err(message) => errors.push(ComponentError {
                     component: component.name.clone(),
-                    message: with_file(app, component, message),
-                });
-                continue;
+                    message: format!("{}: {message}", rel(app, &component.path)),
+                }),
             }
-        };
-        let patch = (component.format != ComponentFormat::Jsonnet)
-            .then(|| env_components.get(&component.name))
-            .flatten();
-        match to_objects(&component.name, value, patch) {
-            Ok(mut objs) => objects.append(&mut objs),
-            Err(message) => errors.push(ComponentError {
-                component: component.name.clone(),
-                message: format!("{}: {message}", rel(app, &component.path)),
-            }),
         }
     }
     if !errors.is_empty() {
@@ -289,6 +372,36 @@ pub fn render(
     }
     sort_objects(&mut objects);
     Ok(objects)
+}
+
+/// The env's main.jsonnet over the components document (the document itself without one).
+fn env_main(
+    app: &App,
+    env: &Environment,
+    engine: &Engine,
+    components: jrsonnet_evaluator::Val,
+) -> Result<jrsonnet_evaluator::ObjValue, RenderError> {
+    engine.set_ext_val("__ksonnet/components", components.clone());
+    let main = app.env_dir(env).join("main.jsonnet");
+    if !main.is_file() {
+        return match components {
+            jrsonnet_evaluator::Val::Obj(o) => Ok(o),
+            _ => unreachable!("lazy_object builds an object"),
+        };
+    }
+    let val = engine
+        .import_file(&main)
+        .map_err(|e| RenderError::Environment {
+            file: rel(app, &main),
+            message: e.message,
+        })?;
+    match val {
+        jrsonnet_evaluator::Val::Obj(o) => Ok(o),
+        _ => Err(RenderError::Environment {
+            file: rel(app, &main),
+            message: "must evaluate to an object keyed by component name".into(),
+        }),
+    }
 }
 
 /// jrsonnet errors about missing fields or imports carry no location; name the file.
