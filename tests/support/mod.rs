@@ -130,3 +130,20 @@ pub fn golden(name: &str, actual: &str) {
     });
     assert_eq!(actual, expected, "output differs from {}", path.display());
 }
+
+/// Run kf with extra environment variables, requiring success.
+pub fn ok_with_env(dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> String {
+    let out: Output = Command::new(env!("CARGO_BIN_EXE_kf"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("KF_FAULT_POINT")
+        .envs(vars.iter().copied())
+        .output()
+        .expect("the kf binary runs");
+    assert!(
+        out.status.success(),
+        "kf {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
