@@ -8,5 +8,6 @@ pub mod embedded;
 pub mod engine;
 pub mod params;
 pub mod prototype;
+pub mod registry;
 pub mod render;
 pub mod suggest;

@@ -28,10 +28,14 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> WriteError + '_ {
     }
 }
 
+/// A new folder's files: path relative to the folder → contents.
+pub type DirFiles = Vec<(String, Vec<u8>)>;
+
 /// Files to be written together; nothing touches the targets until [`FileSet::commit`].
 #[derive(Default)]
 pub struct FileSet {
     writes: Vec<(PathBuf, Vec<u8>)>,
+    dirs: Vec<(PathBuf, DirFiles)>,
     removals: Vec<PathBuf>,
 }
 
@@ -45,22 +49,44 @@ impl FileSet {
         self
     }
 
+    /// A new folder with these files (paths relative to it). It is built in full in a
+    /// hidden sibling folder and renamed into place; the folder must not exist yet.
+    pub fn write_dir(&mut self, dir: impl Into<PathBuf>, files: DirFiles) -> &mut Self {
+        self.dirs.push((dir.into(), files));
+        self
+    }
+
     pub fn remove(&mut self, path: impl Into<PathBuf>) -> &mut Self {
         self.removals.push(path.into());
         self
     }
 
     pub fn is_empty(&self) -> bool {
-        self.writes.is_empty() && self.removals.is_empty()
+        self.writes.is_empty() && self.dirs.is_empty() && self.removals.is_empty()
     }
 
     /// Stage every write in a temp file, then rename them all into place and apply removals.
     pub fn commit(self) -> Result<(), WriteError> {
+        let mut staged_dirs = Vec::with_capacity(self.dirs.len());
+        for (dir, files) in &self.dirs {
+            staged_dirs.push((dir, stage_dir(dir, files)?));
+        }
         let mut staged = Vec::with_capacity(self.writes.len());
         for (path, contents) in &self.writes {
             staged.push((path, stage(path, contents)?));
         }
         let mut dirs = Vec::new();
+        for (dir, temp) in staged_dirs {
+            fault_point("before-rename");
+            let temp = temp.keep();
+            fs::rename(&temp, dir).map_err(|e| {
+                let _ = fs::remove_dir_all(&temp);
+                io_err(dir)(e)
+            })?;
+            if let Some(parent) = dir.parent() {
+                dirs.push(parent.to_path_buf());
+            }
+        }
         for (path, temp) in staged {
             fault_point("before-rename");
             temp.persist(path).map_err(|e| WriteError::Io {
@@ -114,6 +140,34 @@ fn stage(path: &Path, contents: &[u8]) -> Result<NamedTempFile, WriteError> {
     temp.write_all(contents).map_err(io_err(path))?;
     fault_point("after-partial-write");
     temp.as_file().sync_all().map_err(io_err(path))?;
+    Ok(temp)
+}
+
+fn stage_dir(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<tempfile::TempDir, WriteError> {
+    if dir.exists() {
+        return Err(io_err(dir)(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "the folder already exists",
+        )));
+    }
+    let parent = match dir.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(parent).map_err(io_err(parent))?;
+    let temp = tempfile::Builder::new()
+        .prefix(".kf-")
+        .tempdir_in(parent)
+        .map_err(io_err(dir))?;
+    for (rel, contents) in files {
+        let path = temp.path().join(rel);
+        if let Some(p) = path.parent() {
+            fs::create_dir_all(p).map_err(io_err(p))?;
+        }
+        let mut f = File::create(&path).map_err(io_err(&path))?;
+        f.write_all(contents).map_err(io_err(&path))?;
+        f.sync_all().map_err(io_err(&path))?;
+    }
     Ok(temp)
 }
 

@@ -50,7 +50,7 @@ pub fn run(a: DemoArgs) -> Result<()> {
         },
     )?;
     let app = App::load(&root)?;
-    let catalog = super::generate::catalog()?;
+    let catalog = super::generate::catalog(Some(&app))?;
     let raw = |pairs: &[(&str, &str)]| -> BTreeMap<String, Given> {
         pairs
             .iter()

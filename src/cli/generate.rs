@@ -63,8 +63,9 @@ pub enum PrototypeCommand {
     Use(GenerateArgs),
 }
 
-pub fn catalog() -> Result<Catalog> {
-    Catalog::builtin().context("a built-in prototype is malformed")
+/// The prototypes available in `app` (built-in ones and its vendored packages').
+pub fn catalog(app: Option<&kf::app::App>) -> Result<Catalog> {
+    Ok(Catalog::for_app(app)?)
 }
 
 /// `--a=1 --b 2` → {a: "1", b: "2"}.
@@ -138,7 +139,13 @@ pub fn run_generate(ctx: &Context_, a: GenerateArgs) -> Result<()> {
         given.extend(values_file(&path)?);
     }
     given.extend(flags);
-    generate(&app, &catalog()?, &a.prototype, &a.component, &given)?;
+    generate(
+        &app,
+        &catalog(Some(&app))?,
+        &a.prototype,
+        &a.component,
+        &given,
+    )?;
     println!(
         "Generated component '{}' (components/{}.jsonnet)",
         a.component, a.component
@@ -185,7 +192,8 @@ fn describe(p: &Prototype) -> String {
 }
 
 pub fn run_prototype(ctx: &Context_, cmd: PrototypeCommand) -> Result<()> {
-    let catalog = catalog()?;
+    let app = ctx.app().ok();
+    let catalog = catalog(app.as_ref())?;
     match cmd {
         PrototypeCommand::List => {
             let rows: Vec<Vec<String>> = catalog

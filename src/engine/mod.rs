@@ -28,6 +28,9 @@ pub struct EngineOptions {
     pub display_root: PathBuf,
     /// Library folders searched, in order, after the importing file's own folder.
     pub search_paths: Vec<PathBuf>,
+    /// `(prefix, folder)`: an import starting with `prefix` that no search path has is
+    /// looked up in `folder` (ksonnet 0.13's `vendor/<registry>/<pkg>@<version>/`).
+    pub aliases: Vec<(PathBuf, PathBuf)>,
     pub max_stack: usize,
 }
 
@@ -44,7 +47,7 @@ impl Engine {
         let context = jrsonnet_stdlib::ContextInitializer::new(resolver);
         let mut builder = State::builder();
         builder
-            .import_resolver(KfImportResolver::new(options.search_paths))
+            .import_resolver(KfImportResolver::new(options.search_paths, options.aliases))
             .context_initializer(context.clone());
         let state = builder.build();
         let guard = jrsonnet_evaluator::stack::limit_stack_depth(options.max_stack);

@@ -15,11 +15,15 @@ use jrsonnet_gcmodule::Acyclic;
 #[derive(Acyclic)]
 pub struct KfImportResolver {
     search_paths: Vec<PathBuf>,
+    aliases: Vec<(PathBuf, PathBuf)>,
 }
 
 impl KfImportResolver {
-    pub fn new(search_paths: Vec<PathBuf>) -> Self {
-        KfImportResolver { search_paths }
+    pub fn new(search_paths: Vec<PathBuf>, aliases: Vec<(PathBuf, PathBuf)>) -> Self {
+        KfImportResolver {
+            search_paths,
+            aliases,
+        }
     }
 }
 
@@ -59,6 +63,13 @@ impl ImportResolver for KfImportResolver {
         }
         for lib in &self.search_paths {
             if let Some(found) = existing_file(&lib.join(wanted_path))? {
+                return Ok(found);
+            }
+        }
+        for (prefix, dir) in &self.aliases {
+            if let Ok(rest) = wanted_path.strip_prefix(prefix)
+                && let Some(found) = existing_file(&dir.join(rest))?
+            {
                 return Ok(found);
             }
         }

@@ -24,6 +24,8 @@ pub enum ComponentWriteError {
     BrokenEdit { file: String, message: String },
     #[error(transparent)]
     Write(#[from] app::WriteError),
+    #[error(transparent)]
+    Registry(#[from] crate::registry::RegistryError),
 }
 
 /// Syntax-check Jsonnet that kf is about to write.
@@ -87,6 +89,14 @@ pub fn generate(
     let comp_file = format!("components/{component}.jsonnet");
     check_syntax(&comp_file, &instance.source)?;
     let mut files = FileSet::new();
+    if let Some(pkg) = &proto.package
+        && pkg.registry == crate::registry::BUILTIN
+        && crate::registry::vendored_dir(app, pkg).is_none()
+    {
+        let mut spec = app.spec.clone();
+        crate::registry::stage_install(app, &pkg.name, &mut spec, &mut files)?;
+        files.write(app.root.join(app::APP_FILE), App::render_spec(&spec));
+    }
     files.write(app.root.join(&comp_file), instance.source);
     files.write(params_path, edited);
     files.commit()?;

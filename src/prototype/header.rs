@@ -56,6 +56,8 @@ pub struct Prototype {
     pub body: String,
     /// Where it came from, for messages (`kf:prototypes/x.jsonnet`, a vendor path, …).
     pub source: String,
+    /// The registry package it belongs to; `None` for kf's generic prototypes.
+    pub package: Option<crate::registry::PackageRef>,
 }
 
 impl Prototype {
@@ -128,6 +130,7 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
         params: Vec::new(),
         body: text[body_start.min(text.len())..].to_string(),
         source: source_name.to_string(),
+        package: None,
     };
     for (line, name, value) in directives {
         match name.as_str() {

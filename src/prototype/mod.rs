@@ -41,6 +41,27 @@ impl Catalog {
         Ok(catalog)
     }
 
+    /// The generic prototypes, the built-in registry's, and those of the packages
+    /// vendored in `app` (which win over the built-in copies: they are what renders).
+    pub fn for_app(
+        app: Option<&crate::app::App>,
+    ) -> Result<Catalog, crate::registry::RegistryError> {
+        let mut catalog = Catalog::builtin()?;
+        for pkg in crate::registry::builtin_packages().values() {
+            for proto in pkg.prototypes()? {
+                catalog.add(proto);
+            }
+        }
+        if let Some(app) = app {
+            for pkg in crate::registry::vendored_packages(app)? {
+                for proto in pkg.prototypes()? {
+                    catalog.add(proto);
+                }
+            }
+        }
+        Ok(catalog)
+    }
+
     pub fn add(&mut self, proto: Prototype) {
         self.prototypes.insert(proto.name.clone(), proto);
     }

@@ -110,6 +110,7 @@ pub fn new_engine(app: &App, env: &Environment, options: &RenderOptions) -> Engi
     let engine = Engine::new(EngineOptions {
         display_root: app.root.clone(),
         search_paths: search_paths(app, env, &options.jpaths),
+        aliases: crate::registry::version_aliases(app),
         max_stack: options
             .max_stack
             .unwrap_or(crate::engine::DEFAULT_MAX_STACK),

@@ -1,0 +1,331 @@
+//! Registries and packages in ksonnet's formats (`registry.yaml`, `parts.yaml`,
+//! `prototypes/*.jsonnet`, libraries), and vendoring them into an app.
+//!
+//! The built-in `kubeflow` registry is embedded in the binary. Its packages are vendored
+//! into `vendor/kubeflow/<package>/` the first time a component is generated from one of
+//! their prototypes, so the app holds every file it renders with (as a ksonnet app did
+//! after `ks pkg install`) and a newer kf never changes an existing app's output.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::app::{App, AppError, AppSpec, FileSet};
+use crate::embedded;
+use crate::prototype::{HeaderError, Prototype, parse_prototype};
+
+/// The registry built into kf.
+pub const BUILTIN: &str = "kubeflow";
+
+/// `<registry>/<package>`, as app.yaml's `libraries` keys name a package.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PackageRef {
+    pub registry: String,
+    pub name: String,
+}
+
+impl std::fmt::Display for PackageRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.registry, self.name)
+    }
+}
+
+/// Where a package's files are.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Origin {
+    /// Embedded in kf.
+    Builtin,
+    /// In the app's `vendor/` folder.
+    Vendored(PathBuf),
+}
+
+/// One package: its identity, its parts.yaml description and its files.
+#[derive(Debug, Clone)]
+pub struct Package {
+    pub id: PackageRef,
+    pub description: String,
+    pub origin: Origin,
+    /// Path within the package folder → text.
+    pub files: BTreeMap<String, String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    #[error(transparent)]
+    App(#[from] AppError),
+    #[error(transparent)]
+    Header(#[from] HeaderError),
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+impl Package {
+    /// The package's prototypes, each tagged with the package.
+    pub fn prototypes(&self) -> Result<Vec<Prototype>, HeaderError> {
+        let mut out = Vec::new();
+        for (rel, text) in &self.files {
+            let Some(file) = rel.strip_prefix("prototypes/") else {
+                continue;
+            };
+            if !file.ends_with(".jsonnet") || file.contains('/') {
+                continue;
+            }
+            let source = match &self.origin {
+                Origin::Builtin => {
+                    format!("kf:registry/{}/{}/{rel}", self.id.registry, self.id.name)
+                }
+                Origin::Vendored(dir) => dir.join(rel).display().to_string(),
+            };
+            let mut proto = parse_prototype(text, &source)?;
+            proto.package = Some(self.id.clone());
+            out.push(proto);
+        }
+        Ok(out)
+    }
+
+    /// Packages of the same registry this one imports (`import 'kubeflow/common/…'`).
+    pub fn dependencies(&self) -> BTreeSet<String> {
+        let prefix = format!("{}/", self.id.registry);
+        let mut deps = BTreeSet::new();
+        for (rel, text) in &self.files {
+            if !(rel.ends_with(".jsonnet") || rel.ends_with(".libsonnet")) {
+                continue;
+            }
+            for quote in ['\'', '"'] {
+                let opener = format!("{quote}{prefix}");
+                let mut rest = text.as_str();
+                while let Some(at) = rest.find(&opener) {
+                    rest = &rest[at + opener.len()..];
+                    if let Some((name, _)) = rest.split_once('/')
+                        && name != self.id.name
+                        && !name.is_empty()
+                        && name
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                    {
+                        deps.insert(name.to_string());
+                    }
+                }
+            }
+        }
+        deps
+    }
+}
+
+/// The packages of the built-in registry, by name.
+pub fn builtin_packages() -> BTreeMap<String, Package> {
+    let prefix = format!("registry/{BUILTIN}/");
+    let mut packages: BTreeMap<String, Package> = BTreeMap::new();
+    for (path, text) in embedded::files_under(&prefix) {
+        let rel = &path[prefix.len()..];
+        let Some((name, file)) = rel.split_once('/') else {
+            continue;
+        };
+        let pkg = packages.entry(name.to_string()).or_insert_with(|| Package {
+            id: PackageRef {
+                registry: BUILTIN.to_string(),
+                name: name.to_string(),
+            },
+            description: String::new(),
+            origin: Origin::Builtin,
+            files: BTreeMap::new(),
+        });
+        pkg.files.insert(file.to_string(), text.to_string());
+    }
+    for pkg in packages.values_mut() {
+        pkg.description = parts_description(pkg.files.get("parts.yaml").map(String::as_str));
+    }
+    packages
+}
+
+fn parts_description(parts: Option<&str>) -> String {
+    parts
+        .and_then(|t| serde_saphyr::from_str::<Value>(t).ok())
+        .and_then(|v| {
+            v.get("description")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .unwrap_or_default()
+}
+
+/// The folder a vendored package lives in: `vendor/<registry>/<name>` (ksonnet 0.11/0.12),
+/// or `vendor/<registry>/<name>@<version>` (ksonnet 0.13).
+pub fn vendored_dir(app: &App, id: &PackageRef) -> Option<PathBuf> {
+    let reg = app.root.join("vendor").join(&id.registry);
+    let plain = reg.join(&id.name);
+    if plain.is_dir() {
+        return Some(plain);
+    }
+    let versioned = format!("{}@", id.name);
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&reg)
+        .ok()?
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&versioned))
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    found.sort();
+    found.pop()
+}
+
+/// Packages vendored in the app (`vendor/<registry>/<package>[@version]/`).
+pub fn vendored_packages(app: &App) -> Result<Vec<Package>, RegistryError> {
+    let vendor = app.root.join("vendor");
+    let mut out = Vec::new();
+    let Ok(registries) = std::fs::read_dir(&vendor) else {
+        return Ok(out);
+    };
+    let mut registries: Vec<PathBuf> = registries.flatten().map(|e| e.path()).collect();
+    registries.sort();
+    for reg_dir in registries.into_iter().filter(|p| p.is_dir()) {
+        let registry = file_name(&reg_dir);
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(&reg_dir)
+            .map_err(|source| AppError::Read {
+                path: reg_dir.clone(),
+                source,
+            })?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        dirs.sort();
+        for dir in dirs {
+            let dir_name = file_name(&dir);
+            let name = dir_name.split('@').next().unwrap_or(&dir_name).to_string();
+            let mut files = BTreeMap::new();
+            let protos = dir.join("prototypes");
+            for rel in ["parts.yaml"] {
+                if let Ok(t) = std::fs::read_to_string(dir.join(rel)) {
+                    files.insert(rel.to_string(), t);
+                }
+            }
+            if let Ok(entries) = std::fs::read_dir(&protos) {
+                for e in entries.flatten() {
+                    let n = file_name(&e.path());
+                    if n.ends_with(".jsonnet")
+                        && let Ok(t) = std::fs::read_to_string(e.path())
+                    {
+                        files.insert(format!("prototypes/{n}"), t);
+                    }
+                }
+            }
+            let description = parts_description(files.get("parts.yaml").map(String::as_str));
+            out.push(Package {
+                id: PackageRef {
+                    registry: registry.clone(),
+                    name,
+                },
+                description,
+                origin: Origin::Vendored(dir),
+                files,
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Stage the vendoring of a built-in package and the packages it imports, and their
+/// `libraries` entries in app.yaml. Packages already vendored are left as they are.
+/// Returns the packages staged.
+pub fn stage_install(
+    app: &App,
+    package: &str,
+    spec: &mut AppSpec,
+    files: &mut FileSet,
+) -> Result<Vec<PackageRef>, RegistryError> {
+    let builtin = builtin_packages();
+    let mut todo = vec![package.to_string()];
+    let mut seen = BTreeSet::new();
+    let mut staged = Vec::new();
+    while let Some(name) = todo.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        let Some(pkg) = builtin.get(&name) else {
+            return Err(RegistryError::Invalid {
+                path: format!("registry {BUILTIN}"),
+                message: format!("package '{name}' is not in the built-in registry"),
+            });
+        };
+        todo.extend(pkg.dependencies());
+        if vendored_dir(app, &pkg.id).is_some() {
+            continue;
+        }
+        let dir = app
+            .root
+            .join("vendor")
+            .join(&pkg.id.registry)
+            .join(&pkg.id.name);
+        files.write_dir(
+            dir,
+            pkg.files
+                .iter()
+                .map(|(rel, text)| (rel.clone(), text.clone().into_bytes()))
+                .collect(),
+        );
+        spec.libraries.insert(
+            pkg.id.to_string(),
+            serde_json::json!({
+                "name": pkg.id.name,
+                "registry": pkg.id.registry,
+                "version": format!("kf-{}", env!("CARGO_PKG_VERSION")),
+            }),
+        );
+        staged.push(pkg.id.clone());
+    }
+    Ok(staged)
+}
+
+/// ksonnet 0.13 vendored packages as `vendor/<registry>/<pkg>@<version>/` but imported
+/// them as `<registry>/<pkg>/…`: map each such prefix to its folder (when app.yaml names
+/// a version, that one; else the last by name).
+pub fn version_aliases(app: &App) -> Vec<(PathBuf, PathBuf)> {
+    let vendor = app.root.join("vendor");
+    let Ok(registries) = std::fs::read_dir(&vendor) else {
+        return Vec::new();
+    };
+    let mut out: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
+    for reg in registries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+    {
+        let registry = file_name(&reg);
+        let Ok(entries) = std::fs::read_dir(&reg) else {
+            continue;
+        };
+        let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        dirs.sort();
+        for dir in dirs.into_iter().filter(|p| p.is_dir()) {
+            let dir_name = file_name(&dir);
+            let Some((name, version)) = dir_name.split_once('@') else {
+                continue;
+            };
+            if reg.join(name).is_dir() {
+                continue;
+            }
+            let prefix = PathBuf::from(&registry).join(name);
+            let pinned = app
+                .spec
+                .libraries
+                .get(&format!("{registry}/{name}"))
+                .and_then(|l| l.get("version"))
+                .and_then(Value::as_str);
+            match pinned {
+                Some(v) if v != version && out.contains_key(&prefix) => {}
+                _ => {
+                    out.insert(prefix, dir);
+                }
+            }
+        }
+    }
+    out.into_iter().collect()
+}
