@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod components;
+pub mod docs;
 pub mod embedded;
 pub mod engine;
 pub mod params;

@@ -2,6 +2,7 @@
 
 pub mod create;
 pub mod fsutil;
+pub mod lock;
 pub mod spec;
 pub mod templates;
 

@@ -35,7 +35,8 @@ pub struct ImportArgs {
 }
 
 pub fn run(ctx: &Context_, cmd: ComponentCommand) -> Result<()> {
-    let app = ctx.app()?;
+    let writes = matches!(cmd, ComponentCommand::Rm { .. });
+    let (app, _lock) = ctx.app_for(writes)?;
     match cmd {
         ComponentCommand::List { output } => {
             let components = app.components()?;
@@ -97,7 +98,7 @@ pub fn run(ctx: &Context_, cmd: ComponentCommand) -> Result<()> {
 }
 
 pub fn run_import(ctx: &Context_, a: ImportArgs) -> Result<()> {
-    let app = ctx.app()?;
+    let (app, _lock) = ctx.app_for(true)?;
     let file = if a.file.is_absolute() {
         a.file.clone()
     } else {

@@ -73,7 +73,12 @@ pub struct SetArgs {
 }
 
 pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
-    let app = ctx.app()?;
+    let writes = match &cmd {
+        EnvCommand::List { .. } | EnvCommand::Describe { .. } => false,
+        EnvCommand::Current { set, unset } => set.is_some() || *unset,
+        _ => true,
+    };
+    let (app, _lock) = ctx.app_for(writes)?;
     match cmd {
         EnvCommand::Add(a) => {
             create::add_env(

@@ -127,7 +127,7 @@ fn values_file(path: &PathBuf) -> Result<BTreeMap<String, Given>> {
 }
 
 pub fn run_generate(ctx: &Context_, a: GenerateArgs) -> Result<()> {
-    let app = ctx.app()?;
+    let (app, _lock) = ctx.app_for(true)?;
     let (flags, late_files) = parse_params_and_files(&a.params)?;
     let mut given = BTreeMap::new();
     for f in a.values_file.iter().chain(late_files.iter()) {

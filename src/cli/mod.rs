@@ -15,6 +15,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 
 use kf::app::App;
+use kf::app::lock::{self, AppLock};
 
 #[derive(Parser)]
 #[command(
@@ -92,6 +93,18 @@ pub struct Context_ {
 impl Context_ {
     pub fn app(&self) -> Result<App> {
         Ok(App::find(&self.cwd)?)
+    }
+
+    /// The app, for a command that may change it: with `writes`, its write lock is taken
+    /// first and the app is read under it, so nothing another kf writes meanwhile is lost.
+    pub fn app_for(&self, writes: bool) -> Result<(App, Option<AppLock>)> {
+        let found = App::find(&self.cwd)?;
+        if !writes {
+            return Ok((found, None));
+        }
+        let guard =
+            lock::lock(&found.root, lock::default_timeout()).map_err(kf::app::AppError::from)?;
+        Ok((App::load(&found.root)?, Some(guard)))
     }
 }
 

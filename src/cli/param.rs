@@ -69,7 +69,8 @@ pub struct DiffArgs {
 }
 
 pub fn run(ctx: &Context_, cmd: ParamCommand) -> Result<()> {
-    let app = ctx.app()?;
+    let writes = matches!(cmd, ParamCommand::Set(_) | ParamCommand::Unset(_));
+    let (app, _lock) = ctx.app_for(writes)?;
     match cmd {
         ParamCommand::Set(a) => {
             let (component, key, value) = match a.args.as_slice() {

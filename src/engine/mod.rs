@@ -31,6 +31,8 @@ pub struct EngineOptions {
     /// `(prefix, folder)`: an import starting with `prefix` that no search path has is
     /// looked up in `folder` (ksonnet 0.13's `vendor/<registry>/<pkg>@<version>/`).
     pub aliases: Vec<(PathBuf, PathBuf)>,
+    /// The import sandbox: folders whose files imports may read; empty allows any file.
+    pub sandbox: Vec<PathBuf>,
     pub max_stack: usize,
 }
 
@@ -47,7 +49,12 @@ impl Engine {
         let context = jrsonnet_stdlib::ContextInitializer::new(resolver);
         let mut builder = State::builder();
         builder
-            .import_resolver(KfImportResolver::new(options.search_paths, options.aliases))
+            .import_resolver(KfImportResolver::new(
+                options.search_paths,
+                options.aliases,
+                &options.sandbox,
+                options.display_root.clone(),
+            ))
             .context_initializer(context.clone());
         let state = builder.build();
         let guard = jrsonnet_evaluator::stack::limit_stack_depth(options.max_stack);

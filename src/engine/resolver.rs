@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use jrsonnet_evaluator::{AsPathLike, bail};
 use jrsonnet_evaluator::{
     ImportResolver, ResolvePath, Result, SourcePath,
-    error::ErrorKind::{ImportFileNotFound, ImportIo, ImportIsADirectory, ResolvedFileNotFound},
+    error::ErrorKind::{
+        ImportFileNotFound, ImportIo, ImportIsADirectory, ResolvedFileNotFound, RuntimeError,
+    },
 };
 use jrsonnet_gcmodule::Acyclic;
 
@@ -16,30 +18,83 @@ use jrsonnet_gcmodule::Acyclic;
 pub struct KfImportResolver {
     search_paths: Vec<PathBuf>,
     aliases: Vec<(PathBuf, PathBuf)>,
+    /// The sandbox: canonical folders imports may read from (empty: no sandbox).
+    allowed: Vec<PathBuf>,
+    display_root: PathBuf,
 }
 
 impl KfImportResolver {
-    pub fn new(search_paths: Vec<PathBuf>, aliases: Vec<(PathBuf, PathBuf)>) -> Self {
+    pub fn new(
+        search_paths: Vec<PathBuf>,
+        aliases: Vec<(PathBuf, PathBuf)>,
+        allowed: &[PathBuf],
+        display_root: PathBuf,
+    ) -> Self {
         KfImportResolver {
             search_paths,
             aliases,
+            allowed: allowed
+                .iter()
+                .filter_map(|p| p.canonicalize().ok())
+                .collect(),
+            display_root,
         }
     }
-}
 
-fn existing_file(path: &Path) -> Result<Option<SourcePath>> {
-    match fs::metadata(path) {
-        Ok(meta) if meta.is_file() => {
-            let canonical = path
-                .canonicalize()
-                .map_err(|e| ImportIo(format!("{}: {e}", path.display())))?;
-            Ok(Some(SourcePath::new(jrsonnet_ir::SourceFile::new(
-                canonical,
-            ))))
+    /// The file `path` names, if it exists; an error if it resolves (through `..` or a
+    /// symlink) outside the sandbox.
+    fn existing_file(
+        &self,
+        path: &Path,
+        from: &SourcePath,
+        wanted: &str,
+    ) -> Result<Option<SourcePath>> {
+        match fs::metadata(path) {
+            Ok(meta) if meta.is_file() => {
+                let canonical = path
+                    .canonicalize()
+                    .map_err(|e| ImportIo(format!("{}: {e}", path.display())))?;
+                if !self.allowed.is_empty()
+                    && !self.allowed.iter().any(|a| canonical.starts_with(a))
+                {
+                    bail!(RuntimeError(
+                        format!(
+                            "{}: import '{wanted}' reads {}, which is outside the app and the -J folders; kf imports only files there (copy the file into the app, or pass its folder with -J)",
+                            self.location(from, wanted),
+                            canonical.display()
+                        )
+                        .into()
+                    ));
+                }
+                Ok(Some(SourcePath::new(jrsonnet_ir::SourceFile::new(
+                    canonical,
+                ))))
+            }
+            Ok(_) => Ok(None),
+            Err(e) if e.kind() == IoKind::NotFound || e.kind() == IoKind::NotADirectory => Ok(None),
+            Err(e) => bail!(ImportIo(format!("{}: {e}", path.display()))),
         }
-        Ok(_) => Ok(None),
-        Err(e) if e.kind() == IoKind::NotFound || e.kind() == IoKind::NotADirectory => Ok(None),
-        Err(e) => bail!(ImportIo(format!("{}: {e}", path.display()))),
+    }
+
+    /// `file:line` of the import in the importing file, as far as it can be found.
+    fn location(&self, from: &SourcePath, wanted: &str) -> String {
+        let Some(path) = from.path() else {
+            return "<inline code>".to_string();
+        };
+        let shown = path
+            .strip_prefix(&self.display_root)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        let line = fs::read_to_string(path).ok().and_then(|text| {
+            text.lines().position(|l| {
+                l.contains(&format!("'{wanted}'")) || l.contains(&format!("\"{wanted}\""))
+            })
+        });
+        match line {
+            Some(l) => format!("{shown}:{}", l + 1),
+            None => shown,
+        }
     }
 }
 
@@ -50,25 +105,27 @@ impl ImportResolver for KfImportResolver {
             ResolvePath::Str(s) => Path::new(*s),
             ResolvePath::Path(p) => p,
         };
+        let shown = wanted_path.display().to_string();
+        let existing = |p: &Path| self.existing_file(p, from, &shown);
         if wanted_path.is_absolute() {
-            if let Some(found) = existing_file(wanted_path)? {
+            if let Some(found) = existing(wanted_path)? {
                 return Ok(found);
             }
             bail!(ImportFileNotFound(from.clone(), wanted.to_owned()));
         }
         if let Some(dir) = from.path().and_then(Path::parent)
-            && let Some(found) = existing_file(&dir.join(wanted_path))?
+            && let Some(found) = existing(&dir.join(wanted_path))?
         {
             return Ok(found);
         }
         for lib in &self.search_paths {
-            if let Some(found) = existing_file(&lib.join(wanted_path))? {
+            if let Some(found) = existing(&lib.join(wanted_path))? {
                 return Ok(found);
             }
         }
         for (prefix, dir) in &self.aliases {
             if let Ok(rest) = wanted_path.strip_prefix(prefix)
-                && let Some(found) = existing_file(&dir.join(rest))?
+                && let Some(found) = existing(&dir.join(rest))?
             {
                 return Ok(found);
             }

@@ -111,6 +111,9 @@ pub fn new_engine(app: &App, env: &Environment, options: &RenderOptions) -> Engi
         display_root: app.root.clone(),
         search_paths: search_paths(app, env, &options.jpaths),
         aliases: crate::registry::version_aliases(app),
+        sandbox: std::iter::once(app.root.clone())
+            .chain(options.jpaths.iter().cloned())
+            .collect(),
         max_stack: options
             .max_stack
             .unwrap_or(crate::engine::DEFAULT_MAX_STACK),
