@@ -12,3 +12,4 @@ pub mod prototype;
 pub mod registry;
 pub mod render;
 pub mod suggest;
+pub mod validate;

@@ -8,6 +8,7 @@ mod init;
 mod param;
 mod show;
 pub mod table;
+mod validate;
 
 use std::path::PathBuf;
 
@@ -50,6 +51,7 @@ enum Command {
     Component(component::ComponentCommand),
     Import(component::ImportArgs),
     Show(show::ShowArgs),
+    Validate(validate::ValidateArgs),
     Demo(demo::DemoArgs),
 }
 
@@ -81,6 +83,7 @@ pub fn run() -> Result<()> {
         Command::Component(c) => component::run(&ctx, c),
         Command::Import(a) => component::run_import(&ctx, a),
         Command::Show(a) => show::run(&ctx, a),
+        Command::Validate(a) => validate::run(&ctx, a),
         Command::Demo(a) => demo::run(a),
     }
 }

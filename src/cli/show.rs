@@ -3,9 +3,10 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 
+use kf::app::App;
 use kf::engine::TlaValue;
 use kf::render::output::{self, Format};
-use kf::render::{ExtVar, RenderOptions, render};
+use kf::render::{ExtVar, RenderOptions, RenderedObject, render};
 
 use super::{Context_, key_value, pick_env};
 
@@ -17,6 +18,16 @@ use super::{Context_, key_value, pick_env};
     after_help = "Examples:\n  kf show prod\n  kf show --env prod -c web -o json\n  kf show dev -V imageTag=1.2.3 > dev.yaml"
 )]
 pub struct ShowArgs {
+    #[command(flatten)]
+    render: RenderArgs,
+    /// Output format.
+    #[arg(short = 'o', long = "format", default_value = "yaml", value_parser = ["yaml", "json"])]
+    format: String,
+}
+
+/// What every rendering command takes: the env, the components and the Jsonnet inputs.
+#[derive(Args)]
+pub struct RenderArgs {
     /// Environment (ksonnet's positional form); or use --env.
     env_pos: Option<String>,
     #[arg(long)]
@@ -24,9 +35,6 @@ pub struct ShowArgs {
     /// Only these components (repeatable); the others are not evaluated.
     #[arg(short = 'c', long = "component", value_name = "NAME")]
     components: Vec<String>,
-    /// Output format.
-    #[arg(short = 'o', long = "format", default_value = "yaml", value_parser = ["yaml", "json"])]
-    format: String,
     /// External variable as a string: -V name=value.
     #[arg(short = 'V', long = "ext-str", value_name = "NAME=VALUE")]
     ext_str: Vec<String>,
@@ -50,46 +58,66 @@ pub struct ShowArgs {
     max_stack: Option<usize>,
 }
 
+/// A rendered environment.
+pub struct Rendered {
+    #[allow(dead_code)] // the cluster commands use it
+    pub app: App,
+    pub env: String,
+    pub objects: Vec<RenderedObject>,
+}
+
+impl RenderArgs {
+    fn options(&self, ctx: &Context_) -> Result<RenderOptions> {
+        let mut ext_vars = Vec::new();
+        for kv in &self.ext_str {
+            let (k, v) = key_value(kv, "--ext-str")?;
+            ext_vars.push((k, ExtVar::Str(v)));
+        }
+        for kv in &self.ext_str_file {
+            let (k, path) = key_value(kv, "--ext-str-file")?;
+            let text = std::fs::read_to_string(ctx.cwd.join(&path))
+                .with_context(|| format!("--ext-str-file {k}: cannot read {path}"))?;
+            ext_vars.push((k, ExtVar::Str(text)));
+        }
+        for kv in &self.ext_code {
+            let (k, v) = key_value(kv, "--ext-code")?;
+            ext_vars.push((k, ExtVar::Code(v)));
+        }
+        let mut tla = Vec::new();
+        for kv in &self.tla_str {
+            let (k, v) = key_value(kv, "--tla-str")?;
+            tla.push((k, TlaValue::Str(v)));
+        }
+        for kv in &self.tla_code {
+            let (k, v) = key_value(kv, "--tla-code")?;
+            tla.push((k, TlaValue::Code(v)));
+        }
+        Ok(RenderOptions {
+            components: self.components.clone(),
+            ext_vars,
+            tla,
+            jpaths: self.jpath.iter().map(|p| ctx.cwd.join(p)).collect(),
+            max_stack: self.max_stack,
+        })
+    }
+
+    /// Find the app, pick the env and render it.
+    pub fn render(self, ctx: &Context_) -> Result<Rendered> {
+        let app = ctx.app()?;
+        let options = self.options(ctx)?;
+        let env = pick_env(&app, self.env_pos, self.env)?;
+        let objects = render(&app, &env, &options)?;
+        Ok(Rendered { app, env, objects })
+    }
+}
+
 pub fn run(ctx: &Context_, a: ShowArgs) -> Result<()> {
-    let app = ctx.app()?;
-    let env = pick_env(&app, a.env_pos, a.env)?;
-    let mut ext_vars = Vec::new();
-    for kv in &a.ext_str {
-        let (k, v) = key_value(kv, "--ext-str")?;
-        ext_vars.push((k, ExtVar::Str(v)));
-    }
-    for kv in &a.ext_str_file {
-        let (k, path) = key_value(kv, "--ext-str-file")?;
-        let text = std::fs::read_to_string(ctx.cwd.join(&path))
-            .with_context(|| format!("--ext-str-file {k}: cannot read {path}"))?;
-        ext_vars.push((k, ExtVar::Str(text)));
-    }
-    for kv in &a.ext_code {
-        let (k, v) = key_value(kv, "--ext-code")?;
-        ext_vars.push((k, ExtVar::Code(v)));
-    }
-    let mut tla = Vec::new();
-    for kv in &a.tla_str {
-        let (k, v) = key_value(kv, "--tla-str")?;
-        tla.push((k, TlaValue::Str(v)));
-    }
-    for kv in &a.tla_code {
-        let (k, v) = key_value(kv, "--tla-code")?;
-        tla.push((k, TlaValue::Code(v)));
-    }
-    let options = RenderOptions {
-        components: a.components,
-        ext_vars,
-        tla,
-        jpaths: a.jpath.iter().map(|p| ctx.cwd.join(p)).collect(),
-        max_stack: a.max_stack,
-    };
-    let objects = render(&app, &env, &options)?;
+    let rendered = a.render.render(ctx)?;
     let format = if a.format == "json" {
         Format::Json
     } else {
         Format::Yaml
     };
-    print!("{}", output::write(&objects, format));
+    print!("{}", output::write(&rendered.objects, format));
     Ok(())
 }

@@ -1,0 +1,350 @@
+//! Offline validation of rendered objects: built-in kinds by a round trip through their
+//! k8s-openapi types (a field the type does not have, or of the wrong type, shows up as a
+//! difference), custom resources against their CRD's `openAPIV3Schema`, made strict so
+//! that a misspelt field is an error rather than silently pruned by the API server.
+
+use std::collections::BTreeMap;
+
+use serde::{Serialize, de::DeserializeOwned};
+use serde_json::{Map, Value};
+
+/// What validation found about one object.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Finding {
+    /// The object would be rejected or changed by the API server.
+    Error(String),
+    /// No schema is known for the kind; the object was not checked.
+    Unchecked(String),
+}
+
+/// CRD schemas by (group, version, kind).
+#[derive(Default)]
+pub struct Validator {
+    schemas: BTreeMap<(String, String, String), Value>,
+}
+
+impl Validator {
+    /// A validator that knows the CRDs of kf's built-in registry.
+    pub fn with_builtin_crds() -> Validator {
+        let mut v = Validator::default();
+        for pkg in crate::registry::builtin_packages().values() {
+            for (rel, text) in &pkg.files {
+                if rel.starts_with("crds/")
+                    && rel.ends_with(".json")
+                    && let Ok(value) = serde_json::from_str::<Value>(text)
+                {
+                    v.add_crds(&value);
+                }
+            }
+        }
+        v
+    }
+
+    /// Learn the CRDs in `value`: one CRD object, or an array or List of objects.
+    pub fn add_crds(&mut self, value: &Value) {
+        match value {
+            Value::Array(items) => items.iter().for_each(|i| self.add_crds(i)),
+            Value::Object(o) if o.get("kind").and_then(Value::as_str) == Some("List") => {
+                if let Some(items) = o.get("items") {
+                    self.add_crds(items);
+                }
+            }
+            Value::Object(o)
+                if o.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition") =>
+            {
+                let spec = &value["spec"];
+                let (Some(group), Some(kind)) =
+                    (spec["group"].as_str(), spec["names"]["kind"].as_str())
+                else {
+                    return;
+                };
+                // apiextensions v1: per-version schemas; v1beta1: `version` and one
+                // top-level `validation` schema for every version.
+                let mut versions: Vec<(String, Value)> = spec["versions"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|v| {
+                        let schema = if v["schema"]["openAPIV3Schema"].is_null() {
+                            spec["validation"]["openAPIV3Schema"].clone()
+                        } else {
+                            v["schema"]["openAPIV3Schema"].clone()
+                        };
+                        Some((v["name"].as_str()?.to_string(), schema))
+                    })
+                    .collect();
+                if let Some(v) = spec["version"].as_str()
+                    && !versions.iter().any(|(n, _)| n == v)
+                {
+                    versions.push((v.to_string(), spec["validation"]["openAPIV3Schema"].clone()));
+                }
+                for (name, mut schema) in versions {
+                    if schema.is_null() {
+                        continue;
+                    }
+                    strict(&mut schema);
+                    self.schemas
+                        .insert((group.into(), name, kind.into()), schema);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub fn knows(&self, api_version: &str, kind: &str) -> bool {
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        self.schemas
+            .contains_key(&(group.into(), version.into(), kind.into()))
+    }
+
+    /// Check one object.
+    pub fn validate(&self, obj: &Map<String, Value>) -> Option<Finding> {
+        let api = obj
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let kind = obj.get("kind").and_then(Value::as_str).unwrap_or_default();
+        let value = Value::Object(obj.clone());
+        if is_builtin_group(api) {
+            return match check_builtin(api, kind, &value) {
+                Some(Ok(())) => None,
+                Some(Err(e)) => Some(Finding::Error(e)),
+                None => Some(Finding::Unchecked(format!(
+                    "{api} {kind}: kf has no schema for this kind; not checked"
+                ))),
+            };
+        }
+        let (group, version) = api.split_once('/').unwrap_or(("", api));
+        let Some(schema) = self
+            .schemas
+            .get(&(group.into(), version.into(), kind.into()))
+        else {
+            return Some(Finding::Unchecked(format!(
+                "{api} {kind}: no CRD for it in the built-in registry or the app; not checked"
+            )));
+        };
+        let validator = match jsonschema::draft4::new(schema) {
+            Ok(v) => v,
+            Err(e) => return Some(Finding::Error(format!("{api} {kind}: its CRD schema: {e}"))),
+        };
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                format!("{} {e}", if at.is_empty() { "/" } else { at.as_str() })
+            })
+            .collect();
+        if errors.is_empty() {
+            None
+        } else {
+            Some(Finding::Error(format!(
+                "{api} {kind} does not match its CRD schema: {}",
+                errors.join("; ")
+            )))
+        }
+    }
+}
+
+/// Groups served by Kubernetes itself: the core group, un-dotted groups (`apps`,
+/// `batch`, …) and `*.k8s.io`.
+pub fn is_builtin_group(api_version: &str) -> bool {
+    match api_version.split_once('/') {
+        None => true,
+        Some((group, _)) => !group.contains('.') || group.ends_with(".k8s.io"),
+    }
+}
+
+/// Structural schemas let the API server prune unknown fields silently; kf reports them:
+/// every object schema with `properties` and no other rule for extra fields gets
+/// `additionalProperties: false`. `nullable` becomes a JSON-Schema null type.
+pub fn strict(schema: &mut Value) {
+    let Value::Object(o) = schema else { return };
+    let preserve = o.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+    if o.contains_key("properties") && !o.contains_key("additionalProperties") && !preserve {
+        o.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    if o.get("nullable") == Some(&Value::Bool(true))
+        && let Some(Value::String(t)) = o.get("type").cloned()
+    {
+        o.insert("type".into(), serde_json::json!([t, "null"]));
+    }
+    for key in ["properties", "patternProperties"] {
+        if let Some(Value::Object(props)) = o.get_mut(key) {
+            props.values_mut().for_each(strict);
+        }
+    }
+    for key in ["items", "additionalProperties", "not"] {
+        if let Some(v) = o.get_mut(key) {
+            strict(v);
+        }
+    }
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if let Some(Value::Array(vs)) = o.get_mut(key) {
+            vs.iter_mut().for_each(strict);
+        }
+    }
+}
+
+fn roundtrip<T: DeserializeOwned + Serialize>(obj: &Value) -> Result<(), String> {
+    let what = format!(
+        "{} {}",
+        obj["apiVersion"].as_str().unwrap_or_default(),
+        obj["kind"].as_str().unwrap_or_default()
+    );
+    let typed: T = serde_json::from_value(obj.clone()).map_err(|e| format!("{what}: {e}"))?;
+    let back = serde_json::to_value(&typed).map_err(|e| format!("{what}: {e}"))?;
+    match first_difference(obj, &back, String::new()) {
+        None => Ok(()),
+        Some(path) => Err(format!(
+            "{what}: field {path} is unknown to Kubernetes or has the wrong type (the API server would drop or reject it)"
+        )),
+    }
+}
+
+/// The first path where `rendered` has something the typed round trip lost or changed.
+fn first_difference(rendered: &Value, typed: &Value, path: String) -> Option<String> {
+    match (rendered, typed) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in a {
+                let p = format!("{path}.{k}");
+                match b.get(k) {
+                    Some(w) => {
+                        if let Some(d) = first_difference(v, w, p) {
+                            return Some(d);
+                        }
+                    }
+                    // Empty values may be dropped by the types without changing meaning.
+                    None if v.is_null() => {}
+                    None => return Some(p),
+                }
+            }
+            None
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find_map(|(i, (v, w))| first_difference(v, w, format!("{path}[{i}]"))),
+        (a, b) if a == b => None,
+        // Quantities and int-or-string fields take a number and come back as its text;
+        // the API server accepts both.
+        (Value::Number(n), Value::String(t)) if n.to_string() == *t => None,
+        _ => Some(if path.is_empty() { "/".into() } else { path }),
+    }
+}
+
+/// The round trip for a built-in kind, or `None` when kf has no type for it.
+fn check_builtin(api: &str, kind: &str, obj: &Value) -> Option<Result<(), String>> {
+    use k8s_openapi::api::{
+        admissionregistration, apps, autoscaling, batch, core, networking, policy, rbac,
+        scheduling, storage,
+    };
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions;
+    Some(match (api, kind) {
+        ("v1", "ConfigMap") => roundtrip::<core::v1::ConfigMap>(obj),
+        ("v1", "Secret") => roundtrip::<core::v1::Secret>(obj),
+        ("v1", "Service") => roundtrip::<core::v1::Service>(obj),
+        ("v1", "ServiceAccount") => roundtrip::<core::v1::ServiceAccount>(obj),
+        ("v1", "Namespace") => roundtrip::<core::v1::Namespace>(obj),
+        ("v1", "PersistentVolumeClaim") => roundtrip::<core::v1::PersistentVolumeClaim>(obj),
+        ("v1", "PersistentVolume") => roundtrip::<core::v1::PersistentVolume>(obj),
+        ("v1", "Pod") => roundtrip::<core::v1::Pod>(obj),
+        ("v1", "LimitRange") => roundtrip::<core::v1::LimitRange>(obj),
+        ("v1", "ResourceQuota") => roundtrip::<core::v1::ResourceQuota>(obj),
+        ("apps/v1", "Deployment") => roundtrip::<apps::v1::Deployment>(obj),
+        ("apps/v1", "StatefulSet") => roundtrip::<apps::v1::StatefulSet>(obj),
+        ("apps/v1", "DaemonSet") => roundtrip::<apps::v1::DaemonSet>(obj),
+        ("batch/v1", "Job") => roundtrip::<batch::v1::Job>(obj),
+        ("batch/v1", "CronJob") => roundtrip::<batch::v1::CronJob>(obj),
+        ("rbac.authorization.k8s.io/v1", "Role") => roundtrip::<rbac::v1::Role>(obj),
+        ("rbac.authorization.k8s.io/v1", "RoleBinding") => roundtrip::<rbac::v1::RoleBinding>(obj),
+        ("rbac.authorization.k8s.io/v1", "ClusterRole") => roundtrip::<rbac::v1::ClusterRole>(obj),
+        ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding") => {
+            roundtrip::<rbac::v1::ClusterRoleBinding>(obj)
+        }
+        ("networking.k8s.io/v1", "Ingress") => roundtrip::<networking::v1::Ingress>(obj),
+        ("networking.k8s.io/v1", "NetworkPolicy") => {
+            roundtrip::<networking::v1::NetworkPolicy>(obj)
+        }
+        ("policy/v1", "PodDisruptionBudget") => roundtrip::<policy::v1::PodDisruptionBudget>(obj),
+        ("autoscaling/v2", "HorizontalPodAutoscaler") => {
+            roundtrip::<autoscaling::v2::HorizontalPodAutoscaler>(obj)
+        }
+        ("scheduling.k8s.io/v1", "PriorityClass") => {
+            roundtrip::<scheduling::v1::PriorityClass>(obj)
+        }
+        ("storage.k8s.io/v1", "StorageClass") => roundtrip::<storage::v1::StorageClass>(obj),
+        ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration") => {
+            roundtrip::<admissionregistration::v1::ValidatingWebhookConfiguration>(obj)
+        }
+        ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration") => {
+            roundtrip::<admissionregistration::v1::MutatingWebhookConfiguration>(obj)
+        }
+        ("apiextensions.k8s.io/v1", "CustomResourceDefinition") => {
+            roundtrip::<apiextensions::v1::CustomResourceDefinition>(obj)
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn builtin_kinds_catch_unknown_and_mistyped_fields() {
+        let v = Validator::default();
+        let good = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "d"},
+            "spec": {"selector": {"matchLabels": {"app": "d"}},
+                     "template": {"metadata": {"labels": {"app": "d"}},
+                                  "spec": {"containers": [{"name": "c", "image": "i",
+                                     "resources": {"limits": {"nvidia.com/gpu": 2, "cpu": "500m"}}}]}}}});
+        assert_eq!(v.validate(&obj(good.clone())), None);
+        let mut typo = good.clone();
+        typo["spec"]["replica"] = json!(3);
+        match v.validate(&obj(typo)) {
+            Some(Finding::Error(e)) => assert!(e.contains(".spec.replica"), "{e}"),
+            other => panic!("{other:?}"),
+        }
+        let mut mistyped = good;
+        mistyped["spec"]["replicas"] = json!("3");
+        assert!(matches!(
+            v.validate(&obj(mistyped)),
+            Some(Finding::Error(_))
+        ));
+        let unknown =
+            json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
+        assert!(matches!(
+            v.validate(&obj(unknown)),
+            Some(Finding::Unchecked(_))
+        ));
+    }
+
+    #[test]
+    fn crd_schemas_are_strict() {
+        let mut v = Validator::default();
+        v.add_crds(&json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "spec": {"group": "example.com", "names": {"kind": "Widget"},
+                     "versions": [{"name": "v1", "schema": {"openAPIV3Schema": {
+                        "type": "object",
+                        "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                                       "metadata": {"type": "object"},
+                                       "spec": {"type": "object", "properties": {"size": {"type": "integer"},
+                                                "note": {"type": "string", "nullable": true}}}}}}}]}}));
+        let ok = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+                        "spec": {"size": 3, "note": null}});
+        assert_eq!(v.validate(&obj(ok)), None);
+        let typo = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+                          "spec": {"sise": 3}});
+        match v.validate(&obj(typo)) {
+            Some(Finding::Error(e)) => assert!(e.contains("sise"), "{e}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
