@@ -3,6 +3,7 @@
 //! Layers, imported one way only: `cli → {app, prototype, params, render} → engine`.
 
 pub mod app;
+pub mod cluster;
 pub mod components;
 pub mod docs;
 pub mod embedded;

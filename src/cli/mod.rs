@@ -1,5 +1,6 @@
 //! The command line: flags and a call into the library per command, nothing more.
 
+mod apply;
 mod component;
 mod demo;
 mod env;
@@ -51,6 +52,7 @@ enum Command {
     Component(component::ComponentCommand),
     Import(component::ImportArgs),
     Show(show::ShowArgs),
+    Apply(apply::ApplyArgs),
     Validate(validate::ValidateArgs),
     Demo(demo::DemoArgs),
 }
@@ -83,6 +85,7 @@ pub fn run() -> Result<()> {
         Command::Component(c) => component::run(&ctx, c),
         Command::Import(a) => component::run_import(&ctx, a),
         Command::Show(a) => show::run(&ctx, a),
+        Command::Apply(a) => apply::run(&ctx, a),
         Command::Validate(a) => validate::run(&ctx, a),
         Command::Demo(a) => demo::run(a),
     }

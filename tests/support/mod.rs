@@ -1,6 +1,8 @@
 //! Running the real `kf` binary on real app folders.
 #![allow(dead_code)]
 
+pub mod apiserver;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

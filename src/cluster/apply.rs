@@ -1,0 +1,374 @@
+//! `kf apply`: server-side apply of a rendered environment, tier by tier.
+//!
+//! Tiers: Namespaces; CRDs (then wait until Established and refresh discovery, so their
+//! custom resources resolve); RBAC, ServiceAccounts, ConfigMaps, Secrets and other
+//! prerequisites; everything else; workloads; webhooks last (a webhook whose service is
+//! not up yet would block the rest). Objects of a tier go in parallel, bounded by
+//! `concurrency`; results are reported in the tier's own (sorted) order, so output is the
+//! same run after run.
+
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use http::{Method, StatusCode};
+use serde_json::{Map, Value};
+
+use super::ClusterError;
+use super::client::{Cluster, Failure};
+use super::resources::{Resource, Resources};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DryRun {
+    None,
+    /// Nothing is sent; kf only checks what it would send.
+    Client,
+    /// The server runs the apply without persisting it.
+    Server,
+}
+
+#[derive(Debug, Clone)]
+pub struct ApplyOptions {
+    pub dry_run: DryRun,
+    pub force_conflicts: bool,
+    pub concurrency: usize,
+    /// How long to wait for CRDs to become Established.
+    pub timeout: Duration,
+}
+
+/// What happened to one object.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Created,
+    Configured,
+    Unchanged,
+    /// Not sent, and why.
+    Skipped(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// `deployment.apps/web`
+    pub id: String,
+    pub namespace: Option<String>,
+    pub result: Result<Action, String>,
+    /// The object's UID on the cluster after the apply (none for dry runs).
+    pub uid: Option<String>,
+    pub resource: Option<Resource>,
+    pub name: String,
+}
+
+impl Outcome {
+    pub fn line(&self, dry_run: DryRun) -> String {
+        let suffix = match dry_run {
+            DryRun::None => "",
+            DryRun::Client => " (dry run)",
+            DryRun::Server => " (server dry run)",
+        };
+        let ns = self
+            .namespace
+            .as_deref()
+            .map(|n| format!(" -n {n}"))
+            .unwrap_or_default();
+        match &self.result {
+            Ok(Action::Created) => format!("{}{ns} created{suffix}", self.id),
+            Ok(Action::Configured) => format!("{}{ns} configured{suffix}", self.id),
+            Ok(Action::Unchanged) => format!("{}{ns} unchanged{suffix}", self.id),
+            Ok(Action::Skipped(why)) => format!("{}{ns} skipped: {why}", self.id),
+            Err(e) => format!("{}{ns} failed: {e}", self.id),
+        }
+    }
+}
+
+/// The apply tier of a kind.
+pub fn tier(api_version: &str, kind: &str) -> u8 {
+    let group = api_version.split_once('/').map(|(g, _)| g).unwrap_or("");
+    match kind {
+        "Namespace" if group.is_empty() => 0,
+        "CustomResourceDefinition" => 1,
+        "ServiceAccount"
+        | "Role"
+        | "ClusterRole"
+        | "RoleBinding"
+        | "ClusterRoleBinding"
+        | "ConfigMap"
+        | "Secret"
+        | "PriorityClass"
+        | "StorageClass"
+        | "PersistentVolume"
+        | "PersistentVolumeClaim"
+        | "LimitRange"
+        | "ResourceQuota" => 2,
+        "Deployment"
+        | "StatefulSet"
+        | "DaemonSet"
+        | "ReplicaSet"
+        | "Job"
+        | "CronJob"
+        | "Pod"
+        | "ReplicationController" => 4,
+        "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration" | "APIService" => 5,
+        _ => 3,
+    }
+}
+
+fn str_at<'a>(obj: &'a Map<String, Value>, path: &[&str]) -> Option<&'a str> {
+    let mut v = obj.get(path[0])?;
+    for p in &path[1..] {
+        v = v.get(p)?;
+    }
+    v.as_str()
+}
+
+/// An object ready to send.
+#[derive(Debug, Clone)]
+pub struct Item {
+    pub object: Map<String, Value>,
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+}
+
+impl Item {
+    pub fn new(object: Map<String, Value>) -> Item {
+        Item {
+            api_version: str_at(&object, &["apiVersion"])
+                .unwrap_or_default()
+                .to_string(),
+            kind: str_at(&object, &["kind"]).unwrap_or_default().to_string(),
+            name: str_at(&object, &["metadata", "name"])
+                .unwrap_or_default()
+                .to_string(),
+            object,
+        }
+    }
+
+    fn fallback_id(&self) -> String {
+        format!("{}/{}", self.kind.to_ascii_lowercase(), self.name)
+    }
+}
+
+/// Fix the namespace for the resource's scope: namespaced objects without one go to the
+/// env's; cluster-scoped objects have none.
+fn place(item: &mut Item, res: &Resource, env_namespace: &str) -> Option<String> {
+    let metadata = item
+        .object
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(metadata) = metadata else {
+        return None;
+    };
+    if res.namespaced {
+        let ns = metadata
+            .get("namespace")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .unwrap_or(env_namespace)
+            .to_string();
+        metadata.insert("namespace".into(), Value::String(ns.clone()));
+        Some(ns)
+    } else {
+        metadata.remove("namespace");
+        None
+    }
+}
+
+async fn apply_one(
+    cluster: &Cluster,
+    res: Resource,
+    mut item: Item,
+    env_namespace: &str,
+    options: &ApplyOptions,
+) -> Outcome {
+    let namespace = place(&mut item, &res, env_namespace);
+    let id = format!("{}/{}", res.kind_name(), item.name);
+    let mut outcome = Outcome {
+        id,
+        namespace: namespace.clone(),
+        result: Ok(Action::Unchanged),
+        uid: None,
+        resource: Some(res.clone()),
+        name: item.name.clone(),
+    };
+    if item.name.is_empty() {
+        outcome.result = Err("the object has no metadata.name".into());
+        return outcome;
+    }
+    let path = res.path(namespace.as_deref(), Some(&item.name));
+    let before = match cluster.get(&path).await {
+        Ok(r) => Some(r.body),
+        Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => None,
+        Err(e) => {
+            outcome.result = Err(e.to_string());
+            return outcome;
+        }
+    };
+    if options.dry_run == DryRun::Client {
+        outcome.result = Ok(if before.is_some() {
+            Action::Configured
+        } else {
+            Action::Created
+        });
+        return outcome;
+    }
+    let mut query = format!(
+        "?fieldManager=kf&force={}",
+        if options.force_conflicts {
+            "true"
+        } else {
+            "false"
+        }
+    );
+    if options.dry_run == DryRun::Server {
+        query.push_str("&dryRun=All");
+    }
+    let body = serde_json::to_vec(&item.object).unwrap_or_default();
+    let reply = cluster
+        .request(
+            Method::PATCH,
+            &format!("{path}{query}"),
+            Some("application/apply-patch+yaml"),
+            body,
+        )
+        .await;
+    outcome.result = match reply {
+        Err(e) => Err(e.to_string()),
+        Ok(r) => {
+            let rv = |v: &Value| {
+                v["metadata"]["resourceVersion"]
+                    .as_str()
+                    .map(str::to_string)
+            };
+            if options.dry_run == DryRun::None {
+                outcome.uid = r.body["metadata"]["uid"].as_str().map(str::to_string);
+            }
+            Ok(match &before {
+                None => Action::Created,
+                Some(live) if options.dry_run == DryRun::Server => {
+                    if super::diff::comparable(live) == super::diff::comparable(&r.body) {
+                        Action::Unchanged
+                    } else {
+                        Action::Configured
+                    }
+                }
+                Some(live) if rv(live) == rv(&r.body) => Action::Unchanged,
+                Some(_) => Action::Configured,
+            })
+        }
+    };
+    outcome
+}
+
+/// Wait until every CRD named is Established.
+async fn wait_established(
+    cluster: &Cluster,
+    names: &[String],
+    timeout: Duration,
+) -> Result<(), ClusterError> {
+    let start = Instant::now();
+    for name in names {
+        let path = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}");
+        loop {
+            let established = match cluster.get(&path).await {
+                Ok(r) => r.body["status"]["conditions"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|c| c["type"] == "Established" && c["status"] == "True"),
+                Err(_) => false,
+            };
+            if established {
+                break;
+            }
+            if start.elapsed() > timeout {
+                return Err(ClusterError::Api(format!(
+                    "CRD {name} is not Established after {timeout:?}; its custom resources were not applied"
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+    Ok(())
+}
+
+/// Apply `items` (already labelled) tier by tier; `report` gets each outcome as it is known.
+pub async fn apply(
+    cluster: &Cluster,
+    mut resources: Resources,
+    items: Vec<Item>,
+    env_namespace: &str,
+    options: &ApplyOptions,
+    report: &mut dyn FnMut(&Outcome),
+) -> Result<Vec<Outcome>, ClusterError> {
+    let mut tiers: Vec<Vec<Item>> = vec![Vec::new(); 6];
+    for item in items {
+        tiers[tier(&item.api_version, &item.kind) as usize].push(item);
+    }
+    let pending_crds: Vec<(String, String)> = tiers[1]
+        .iter()
+        .filter_map(|i| {
+            let spec = i.object.get("spec")?;
+            Some((
+                spec.get("group")?.as_str()?.to_string(),
+                spec.get("names")?.get("kind")?.as_str()?.to_string(),
+            ))
+        })
+        .collect();
+    let mut all = Vec::new();
+    for (t, items) in tiers.into_iter().enumerate() {
+        let mut work = Vec::new();
+        for item in items {
+            match resources.resolve(&item.api_version, &item.kind) {
+                Some(res) => work.push((res, item)),
+                None => {
+                    let group = item
+                        .api_version
+                        .split_once('/')
+                        .map(|(g, _)| g)
+                        .unwrap_or("");
+                    let from_this_app = pending_crds
+                        .iter()
+                        .any(|(g, k)| g == group && *k == item.kind);
+                    let result = if from_this_app && options.dry_run != DryRun::None {
+                        Ok(Action::Skipped(
+                            "its CRD is part of this apply and not on the cluster yet".into(),
+                        ))
+                    } else {
+                        Err(format!(
+                            "the cluster does not serve {} {}; is its CRD installed?",
+                            item.api_version, item.kind
+                        ))
+                    };
+                    let o = Outcome {
+                        id: item.fallback_id(),
+                        namespace: None,
+                        result,
+                        uid: None,
+                        resource: None,
+                        name: item.name.clone(),
+                    };
+                    report(&o);
+                    all.push(o);
+                }
+            }
+        }
+        let outcomes: Vec<Outcome> = futures::stream::iter(work)
+            .map(|(res, item)| apply_one(cluster, res, item, env_namespace, options))
+            .buffered(options.concurrency.max(1))
+            .collect()
+            .await;
+        for o in &outcomes {
+            report(o);
+        }
+        let crds: Vec<String> = outcomes
+            .iter()
+            .filter(|o| t == 1 && o.result.is_ok())
+            .map(|o| o.name.clone())
+            .collect();
+        all.extend(outcomes);
+        if t == 1 && !crds.is_empty() && options.dry_run == DryRun::None {
+            wait_established(cluster, &crds, options.timeout).await?;
+            resources = Resources::discover(cluster.kube()).await?;
+        }
+    }
+    Ok(all)
+}

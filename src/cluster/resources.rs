@@ -1,0 +1,96 @@
+//! What the cluster serves: discovery, and the URL of each object.
+
+use kube::discovery::{ApiResource, Discovery, Scope};
+
+use super::ClusterError;
+
+/// A kind the cluster serves.
+#[derive(Debug, Clone)]
+pub struct Resource {
+    pub api: ApiResource,
+    pub namespaced: bool,
+}
+
+impl Resource {
+    /// `/api/v1/namespaces/ns/configmaps/name`, `/apis/apps/v1/deployments`, …
+    pub fn path(&self, namespace: Option<&str>, name: Option<&str>) -> String {
+        let mut p = if self.api.group.is_empty() {
+            format!("/api/{}", self.api.version)
+        } else {
+            format!("/apis/{}/{}", self.api.group, self.api.version)
+        };
+        if self.namespaced
+            && let Some(ns) = namespace
+        {
+            p.push_str(&format!("/namespaces/{ns}"));
+        }
+        p.push('/');
+        p.push_str(&self.api.plural);
+        if let Some(n) = name {
+            p.push('/');
+            p.push_str(n);
+        }
+        p
+    }
+
+    /// kubectl's short form: `deployment.apps`, `configmap`.
+    pub fn kind_name(&self) -> String {
+        let kind = self.api.kind.to_ascii_lowercase();
+        if self.api.group.is_empty() {
+            kind
+        } else {
+            format!("{kind}.{}", self.api.group)
+        }
+    }
+}
+
+/// The cluster's API resources.
+pub struct Resources {
+    discovery: Discovery,
+}
+
+impl Resources {
+    /// Aggregated discovery (one request per group list) where the server offers it; a
+    /// server without it gives kube an empty answer, not an error, so fall back to the
+    /// classic per-group-version walk then.
+    pub async fn discover(client: &kube::Client) -> Result<Resources, ClusterError> {
+        if let Ok(d) = Discovery::new(client.clone()).run_aggregated().await
+            && d.groups().next().is_some()
+        {
+            return Ok(Resources { discovery: d });
+        }
+        let d = Discovery::new(client.clone())
+            .run()
+            .await
+            .map_err(|e| ClusterError::Api(format!("discovery failed: {e}")))?;
+        Ok(Resources { discovery: d })
+    }
+
+    pub fn resolve(&self, api_version: &str, kind: &str) -> Option<Resource> {
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        let gvk = kube::api::GroupVersionKind::gvk(group, version, kind);
+        let (api, caps) = self.discovery.resolve_gvk(&gvk)?;
+        Some(Resource {
+            api,
+            namespaced: caps.scope == Scope::Namespaced,
+        })
+    }
+
+    /// Every listable, deletable kind (for prune), in a stable order.
+    pub fn prunable(&self) -> Vec<Resource> {
+        let mut out = Vec::new();
+        for group in self.discovery.groups_alphabetical() {
+            for (api, caps) in group.recommended_resources() {
+                if caps.supports_operation(kube::discovery::verbs::LIST)
+                    && caps.supports_operation(kube::discovery::verbs::DELETE)
+                {
+                    out.push(Resource {
+                        api,
+                        namespaced: caps.scope == Scope::Namespaced,
+                    });
+                }
+            }
+        }
+        out
+    }
+}

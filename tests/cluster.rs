@@ -1,0 +1,319 @@
+//! `kf apply` against the in-process test API server (tests/support/apiserver.rs).
+
+mod support;
+
+use std::time::Duration;
+
+use support::apiserver::{ApiServer, Fault};
+use support::*;
+
+struct Setup {
+    app: TempApp,
+    server: ApiServer,
+    kubeconfig: String,
+}
+
+/// An app whose `default` env points at a fresh test server.
+fn setup() -> Setup {
+    let server = ApiServer::start();
+    let app = new_app();
+    ok(
+        &app.root,
+        &["env", "set", "default", "--server", &server.url],
+    );
+    let kubeconfig = server
+        .kubeconfig(app.root.parent().unwrap())
+        .to_string_lossy()
+        .into_owned();
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "configMap",
+            "settings",
+            "--data",
+            r#"{"mode":"fast"}"#,
+        ],
+    );
+    ok(
+        &app.root,
+        &["generate", "deployed-service", "web", "--image=nginx:1.25"],
+    );
+    Setup {
+        app,
+        server,
+        kubeconfig,
+    }
+}
+
+impl Setup {
+    fn apply(&self, extra: &[&str]) -> Run {
+        let mut args = vec![
+            "apply",
+            "--env",
+            "default",
+            "--kubeconfig",
+            &self.kubeconfig,
+        ];
+        args.extend_from_slice(extra);
+        kf_in(&self.app.root, &args)
+    }
+}
+
+fn lines_with(out: &str, word: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| l.ends_with(word))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn apply_then_reapply_is_unchanged_and_a_param_change_configures_one_object() {
+    let s = setup();
+    let first = s.apply(&[]);
+    assert_eq!(first.status, 0, "{}", first.stderr);
+    assert_eq!(
+        lines_with(&first.stdout, " created"),
+        vec![
+            "configmap/settings -n ml-dev created",
+            "service/web -n ml-dev created",
+            "deployment.apps/web -n ml-dev created",
+        ],
+        "{}",
+        first.stdout
+    );
+    assert!(
+        first
+            .stdout
+            .contains("3 objects: 3 created, 0 configured, 0 unchanged")
+    );
+    let cm = s
+        .server
+        .get("", "configmaps", "ml-dev", "settings")
+        .unwrap();
+    assert_eq!(
+        cm["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+        "kf"
+    );
+    assert_eq!(cm["metadata"]["labels"]["kf.dev/app"], "app");
+    assert_eq!(cm["metadata"]["labels"]["kf.dev/environment"], "default");
+    assert_eq!(cm["metadata"]["labels"]["ksonnet.io/component"], "settings");
+    assert_eq!(cm["data"]["mode"], "fast");
+
+    let again = s.apply(&[]);
+    assert_eq!(again.status, 0, "{}", again.stderr);
+    assert!(
+        again
+            .stdout
+            .contains("3 objects: 0 created, 0 configured, 3 unchanged"),
+        "{}",
+        again.stdout
+    );
+
+    ok(
+        &s.app.root,
+        &["param", "set", "web", "replicas", "3", "--env", "default"],
+    );
+    let third = s.apply(&[]);
+    assert_eq!(
+        lines_with(&third.stdout, " configured"),
+        vec!["deployment.apps/web -n ml-dev configured"]
+    );
+    let web = s
+        .server
+        .get("apps", "deployments", "ml-dev", "web")
+        .unwrap();
+    assert_eq!(web["spec"]["replicas"], 3);
+}
+
+#[test]
+fn a_crd_and_its_custom_resources_apply_in_one_run() {
+    let s = setup();
+    write(
+        s.app.root.join("components/widgets.jsonnet"),
+        r#"[
+  { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com' },
+    spec: { group: 'example.com', scope: 'Namespaced',
+            names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
+            versions: [{ name: 'v1', served: true, storage: true,
+                         schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] } },
+  { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 3 } },
+]
+"#,
+    );
+    let run = s.apply(&[]);
+    assert_eq!(run.status, 0, "{}\n{}", run.stdout, run.stderr);
+    let crd_line = run
+        .stdout
+        .lines()
+        .position(|l| l.contains("customresourcedefinition"))
+        .unwrap();
+    let cr_line = run
+        .stdout
+        .lines()
+        .position(|l| l.starts_with("widget.example.com/w1"))
+        .unwrap();
+    assert!(crd_line < cr_line, "{}", run.stdout);
+    assert_eq!(
+        s.server
+            .get("example.com", "widgets", "ml-dev", "w1")
+            .unwrap()["spec"]["size"],
+        3
+    );
+}
+
+#[test]
+fn server_errors_are_retried_and_a_failing_object_does_not_stop_the_others() {
+    let s = setup();
+    // Two 500s then success: retried, applied.
+    s.server.inject(Fault {
+        method: Some(hyper::Method::PATCH),
+        path: "/configmaps/settings".into(),
+        status: Some(500),
+        times: 2,
+        ..Fault::default()
+    });
+    // A 429 with Retry-After, then a dropped connection: both retried.
+    s.server.inject(Fault {
+        method: Some(hyper::Method::PATCH),
+        path: "/services/web".into(),
+        status: Some(429),
+        retry_after: Some(1),
+        times: 1,
+        ..Fault::default()
+    });
+    s.server.inject(Fault {
+        method: Some(hyper::Method::PATCH),
+        path: "/services/web".into(),
+        drop: true,
+        times: 1,
+        ..Fault::default()
+    });
+    // The Deployment always fails.
+    s.server.inject(Fault {
+        method: Some(hyper::Method::PATCH),
+        path: "/deployments/web".into(),
+        status: Some(500),
+        times: 1000,
+        ..Fault::default()
+    });
+    let run = s.apply(&["--concurrency", "1"]);
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("configmap/settings -n ml-dev created"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("service/web -n ml-dev created"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr
+            .contains("deployment.apps/web -n ml-dev failed: injected fault (500)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("1 of 3 objects failed"),
+        "{}",
+        run.stderr
+    );
+    let patches = |p: &str| {
+        s.server
+            .requests()
+            .iter()
+            .filter(|(m, path)| m == "PATCH" && path.contains(p))
+            .count()
+    };
+    assert_eq!(patches("/configmaps/settings"), 3);
+    assert_eq!(patches("/services/web"), 3);
+    assert_eq!(patches("/deployments/web"), 5, "gives up after 5 attempts");
+}
+
+#[test]
+fn another_cluster_is_refused_and_nothing_is_sent() {
+    let s = setup();
+    ok(
+        &s.app.root,
+        &[
+            "env",
+            "set",
+            "default",
+            "--server",
+            "https://prod.example.com",
+        ],
+    );
+    let run = s.apply(&[]);
+    assert_eq!(run.status, 1);
+    assert!(
+        run.stderr
+            .contains("no kubeconfig context points at https://prod.example.com"),
+        "{}",
+        run.stderr
+    );
+    let run = s.apply(&["--context", "fake"]);
+    assert!(run.stderr.contains("refusing to act"), "{}", run.stderr);
+    assert!(s.server.requests().is_empty(), "{:?}", s.server.requests());
+}
+
+#[test]
+fn server_dry_run_writes_nothing_and_says_what_would_happen() {
+    let s = setup();
+    let run = s.apply(&["--dry-run=server"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("deployment.apps/web -n ml-dev created (server dry run)"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(s.server.count(), 0);
+    assert!(
+        s.server
+            .requests()
+            .iter()
+            .filter(|(m, _)| m == "PATCH")
+            .all(|(_, p)| p.contains("dryRun=All"))
+    );
+}
+
+#[test]
+fn field_manager_conflicts_fail_unless_forced() {
+    let s = setup();
+    s.server.put(
+        "",
+        "configmaps",
+        "ml-dev",
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "settings", "namespace": "ml-dev"}, "data": {"mode": "slow"}}),
+        "kubectl-edit",
+    );
+    let run = s.apply(&[]);
+    assert_eq!(run.status, 1);
+    assert!(
+        run.stderr
+            .contains("conflict with \"kubectl-edit\": .data.mode"),
+        "{}",
+        run.stderr
+    );
+    // A conflict is not retried.
+    let patches = s
+        .server
+        .requests()
+        .iter()
+        .filter(|(m, p)| m == "PATCH" && p.contains("settings"))
+        .count();
+    assert_eq!(patches, 1);
+    let run = s.apply(&["--force-conflicts"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(
+        s.server
+            .get("", "configmaps", "ml-dev", "settings")
+            .unwrap()["data"]["mode"],
+        "fast"
+    );
+    let _ = Duration::ZERO;
+}
