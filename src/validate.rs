@@ -83,6 +83,19 @@ impl Validator {
                         continue;
                     }
                     strict(&mut schema);
+                    // The API server handles these itself; some CRDs (Istio's) leave them
+                    // out of their schema.
+                    if let Some(Value::Object(props)) = schema.get_mut("properties") {
+                        for (field, kind) in [
+                            ("apiVersion", "string"),
+                            ("kind", "string"),
+                            ("metadata", "object"),
+                        ] {
+                            props
+                                .entry(field)
+                                .or_insert_with(|| serde_json::json!({ "type": kind }));
+                        }
+                    }
                     self.schemas
                         .insert((group.into(), name, kind.into()), schema);
                 }
@@ -229,6 +242,8 @@ fn first_difference(rendered: &Value, typed: &Value, path: String) -> Option<Str
         // Quantities and int-or-string fields take a number and come back as its text;
         // the API server accepts both.
         (Value::Number(n), Value::String(t)) if n.to_string() == *t => None,
+        // 511 and 511.0: a float field of the type re-serialises an integer.
+        (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => None,
         _ => Some(if path.is_empty() { "/".into() } else { path }),
     }
 }

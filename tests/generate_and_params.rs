@@ -93,7 +93,16 @@ fn prototype_list_describe_search_and_preview() {
         "{d}"
     );
     let s = ok(&app.root, &["prototype", "search", "service"]);
-    assert_eq!(s.lines().count(), 4, "{s}");
+    for p in ["deployed-service", "single-port-service", "tf-serving-service"] {
+        assert!(s.contains(&format!("io.ksonnet.pkg.{p}")), "{s}");
+    }
+    assert!(
+        s.lines()
+            .skip(2)
+            .all(|l| l.to_lowercase().contains("service")),
+        "{s}"
+    );
+    assert!(!s.contains("io.ksonnet.pkg.namespace"), "{s}");
     let p = ok(
         &app.root,
         &[

@@ -1,0 +1,39 @@
+// @apiVersion 0.1
+// @name io.ksonnet.pkg.argo-workflow
+// @description An Argo Workflow that trains then serves a model: step train runs trainImage/trainCommand with MODEL_DIR set to modelDir (a PVC given as pvc://claim/path is mounted); step serve applies a KServe InferenceService for modelDir (serveKind kserve), runs serveImage (container) or is skipped (none). The train step gets trainGpus (default numGpus) with gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations; the serve step gets serveGpus (default numGpus). Needs the argo prototype (controller, CRDs, the argo-workflow ServiceAccount).
+// @shortDescription An Argo Workflow: train (with GPUs) then serve.
+// @param name string Name of the Workflow
+// @optionalParam namespace string null Namespace (default: the environment's namespace)
+// @optionalParam modelDir string gs://my-bucket/models/mnist Where training writes the model and serving reads it (gs://, s3://, pvc://claim/path)
+// @optionalParam trainImage string tensorflow/tensorflow:2.18.0 Image of the train step without GPUs
+// @optionalParam gpuImage string tensorflow/tensorflow:2.18.0-gpu Image of the train step with GPUs
+// @optionalParam trainCommand array ["python","/opt/model/train.py"] Command of the train step (array, or a space-separated string)
+// @optionalParam trainArgs array null Args of the train step
+// @optionalParam trainResources object {} Resources of the train step
+// @optionalParam numGpus number 0 GPUs of each step unless trainGpus/serveGpus say otherwise
+// @optionalParam trainGpus number null GPUs of the train step (default: numGpus)
+// @optionalParam serveGpus number null GPUs of the serve step or InferenceService (default: numGpus)
+// @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
+// @optionalParam gpuNodeSelector object {} Node selector of steps with GPUs (object or "k=v,k2=v2")
+// @optionalParam gpuTolerations array null Tolerations of steps with GPUs (default: tolerate the gpuResource NoSchedule taint)
+// @optionalParam serveKind string kserve Serve step: kserve (apply an InferenceService), container (run serveImage) or none
+// @optionalParam serveName string null Name of the InferenceService (default: name)
+// @optionalParam serveFramework string tensorflow Model format of the InferenceService (tensorflow, pytorch, sklearn, ...)
+// @optionalParam serveImage string null Image of a container serve step
+// @optionalParam serveGpuImage string null Image of a container serve step with GPUs (default: serveImage)
+// @optionalParam serveCommand array null Command of a container serve step
+// @optionalParam serveArgs array null Args of a container serve step
+// @optionalParam env object {} Environment variables of the steps (object, or "K=v,K2=v2")
+// @optionalParam serviceAccountName string argo-workflow ServiceAccount of the steps (it must be allowed to apply InferenceServices for serveKind kserve)
+// @optionalParam activeDeadlineSeconds number null Time limit of the workflow in seconds
+// @optionalParam ttlSecondsAfterFinished number null Seconds after which a finished workflow is deleted
+// @optionalParam pvcName string null A PVC mounted at /mnt/model; a relative modelDir lies on it
+// @optionalParam gcpCredentialSecretName string null Secret holding a GCP service-account key, for gs:// paths
+// @optionalParam gcpCredentialKey string key.json Key of the GCP key file in that Secret
+// @optionalParam s3SecretName string null Secret holding the AWS access key id and secret key, for s3:// paths
+// @optionalParam s3Endpoint string null S3 endpoint host:port (default: AWS)
+// @optionalParam s3Region string us-east-1 S3 region
+
+local workflow = import 'kubeflow/argo/workflow.libsonnet';
+
+workflow.workflow(params, env)

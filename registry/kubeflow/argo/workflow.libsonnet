@@ -1,0 +1,98 @@
+// An Argo Workflow (argoproj.io/v1alpha1) that trains a model, then serves
+// it: step "train" runs trainImage (with trainGpus, falling back to numGpus),
+// writing to modelDir; step "serve" either applies a KServe InferenceService
+// for modelDir (serveKind kserve), runs serveImage (container) or is left out
+// (none).
+local gpu = import 'kubeflow/common/gpu.libsonnet';
+local k8s = import 'kubeflow/common/k8s.libsonnet';
+local replicas = import 'kubeflow/common/replicas.libsonnet';
+local util = import 'kubeflow/common/util.libsonnet';
+
+{
+  serveKinds:: ['kserve', 'container', 'none'],
+
+  // A container template: GPU limit, image switch, node selector and
+  // tolerations from the GPU settings `g`; env/volumes from `store`.
+  containerTemplate(name, r, g, store)::
+    util.prune({
+      name: name,
+      container: replicas.container(r {
+        gpu: g,
+        containerName: 'main',
+        env: store.env + util.envVars(util.get(r, 'env')),
+        volumeMounts: store.volumeMounts,
+      }),
+    } + gpu.podSpec(g.count, g.resource, g.nodeSelector, g.tolerations, g.what)),
+
+  // The InferenceService the kserve serve step applies.
+  inferenceService(params, env, g)::
+    local name = util.get(params, 'serveName', params.name);
+    {
+      apiVersion: 'serving.kserve.io/v1beta1',
+      kind: 'InferenceService',
+      metadata: { name: name, namespace: util.namespace(params, env) },
+      spec: { predictor: {
+        model: {
+          modelFormat: { name: util.get(params, 'serveFramework', 'tensorflow') },
+          storageUri: params.modelDir,
+        } + (if g.count == 0 then {} else { resources: gpu.resources(g.count, g.resource, {}, g.what) }),
+      } + gpu.podSpec(g.count, g.resource, g.nodeSelector, g.tolerations, g.what) },
+    },
+
+  workflow(params, env)::
+    local name = params.name;
+    local modelDir = util.get(params, 'modelDir');
+    local store = k8s.storage.mount(modelDir, params, 'modelDir', '/mnt/model', readOnly=false);
+    local train = gpu.settings(params, 'train');
+    local serveG = gpu.settings(params, 'serve');
+    local serve = serveG { image: util.get(params, 'serveGpuImage') };
+    local kind = util.oneOf(util.get(params, 'serveKind', 'kserve'), $.serveKinds, 'serveKind');
+    local modelEnv = { env: store.env + [{ name: 'MODEL_DIR', value: store.path }], volumeMounts: store.volumeMounts };
+    local trainT = $.containerTemplate('train', {
+      image: util.get(params, 'trainImage', 'tensorflow/tensorflow:2.18.0'),
+      command: util.get(params, 'trainCommand'),
+      args: util.get(params, 'trainArgs'),
+      env: util.envVars(util.get(params, 'env')),
+      resources: k8s.resources(util.get(params, 'trainResources', {})),
+    }, train, modelEnv);
+    local serveT =
+      if kind == 'none' then null
+      else if kind == 'container' then
+        if util.isNone(util.get(params, 'serveImage')) then error 'serveImage: required when serveKind is container'
+        else $.containerTemplate('serve', {
+          image: params.serveImage,
+          command: util.get(params, 'serveCommand'),
+          args: util.get(params, 'serveArgs'),
+          env: util.envVars(util.get(params, 'env')),
+        }, serve, modelEnv)
+      else {
+        name: 'serve',
+        resource: {
+          action: 'apply',
+          manifest: std.manifestYamlDoc($.inferenceService(params, env, serveG), quote_keys=false) + '\n',
+          successCondition: 'status.modelStatus.states.activeModelState == Loaded',
+          failureCondition: 'status.modelStatus.states.activeModelState == FailedToLoad',
+        },
+      };
+    {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Workflow',
+      metadata: k8s.metadata(name, util.namespace(params, env), util.labels(name)),
+      spec: util.prune({
+        entrypoint: 'train-and-serve',
+        serviceAccountName: util.get(params, 'serviceAccountName', 'argo-workflow'),
+        activeDeadlineSeconds: util.optInt(util.get(params, 'activeDeadlineSeconds'), 'activeDeadlineSeconds'),
+        ttlStrategy: if util.isNone(util.get(params, 'ttlSecondsAfterFinished')) then null
+        else { secondsAfterCompletion: util.optInt(params.ttlSecondsAfterFinished, 'ttlSecondsAfterFinished') },
+        volumes: store.volumes,
+        templates: [
+          {
+            name: 'train-and-serve',
+            steps: [[{ name: 'train', template: 'train' }]]
+                   + (if serveT == null then [] else [[{ name: 'serve', template: 'serve' }]]),
+          },
+          trainT,
+        ] + (if serveT == null then [] else [serveT]),
+      }),
+    },
+}

@@ -1,0 +1,22 @@
+// @apiVersion 0.1
+// @name io.ksonnet.pkg.caffe2-job
+// @description A Caffe2 training job (kubeflow.org/v1alpha1 Caffe2Job) in the format of the archived kubeflow/caffe2-operator: numReplicas pods coordinated through the backend (none, redis or nfs; the operator picks none for 1 replica and redis otherwise). No maintained operator serves this kind. Pods with numGpus > 0 get the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations.
+// @shortDescription A Caffe2 training job (Caffe2Job, legacy, unmaintained operator) with GPUs.
+// @param name string Name of the Caffe2Job
+// @optionalParam namespace string null Namespace (default: the environment's namespace)
+// @optionalParam image string kubeflow/caffe2:py2-cuda9.0-cudnn7-ubuntu16.04 Image of pods without GPUs
+// @optionalParam gpuImage string null Image of pods with GPUs (null: use image)
+// @optionalParam command array null Container command (array, or a space-separated string)
+// @optionalParam args array null Container args (array, or a space-separated string)
+// @optionalParam env object {} Environment variables (object, or "K=v,K2=v2")
+// @optionalParam numReplicas number 1 Number of pods
+// @optionalParam backend string null Rendezvous backend: none, redis or nfs (default: chosen by the operator)
+// @optionalParam numGpus number 0 GPUs per pod
+// @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
+// @optionalParam gpuNodeSelector object {} Node selector for pods with GPUs (object or "k=v,k2=v2")
+// @optionalParam gpuTolerations array null Tolerations for pods with GPUs (default: tolerate the gpuResource NoSchedule taint)
+// @optionalParam restartPolicy string Never Pod restart policy: Never or OnFailure
+
+local caffe2Job = import 'kubeflow/caffe2-job/caffe2-job.libsonnet';
+
+caffe2Job.job(params, env)

@@ -1,0 +1,27 @@
+// @apiVersion 0.1
+// @name io.ksonnet.pkg.chainer-job
+// @description A Chainer / ChainerMN training job (kubeflow.org/v1alpha1 ChainerJob) for the archived kubeflow/chainer-operator: a master and, when numWorkers > 0, one worker set "ws0" with backend mpi and mpiConfig.slots set to the GPUs per pod (or 1). masterGpus and workerGpus fall back to numGpus; pods with GPUs get the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations.
+// @shortDescription A Chainer / ChainerMN training job (ChainerJob, legacy) with GPUs.
+// @param name string Name of the ChainerJob
+// @optionalParam namespace string null Namespace (default: the environment's namespace)
+// @optionalParam image string everpeace/chainermn:1.3.0 Image of pods without GPUs
+// @optionalParam gpuImage string null Image of pods with GPUs (null: use image)
+// @optionalParam command array null Master command, e.g. mpiexec ... (array, or a space-separated string)
+// @optionalParam args array null Master args (array, or a space-separated string)
+// @optionalParam workerCommand array null Worker command (default: the image entrypoint)
+// @optionalParam workerArgs array null Worker args
+// @optionalParam env object {} Environment variables (object, or "K=v,K2=v2")
+// @optionalParam numWorkers number 0 Workers of worker set ws0 (0: a single-pod job)
+// @optionalParam numGpus number 0 GPUs per pod
+// @optionalParam masterGpus number null GPUs of the master (default: numGpus)
+// @optionalParam workerGpus number null GPUs per worker (default: numGpus)
+// @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
+// @optionalParam gpuNodeSelector object {} Node selector for pods with GPUs (object or "k=v,k2=v2")
+// @optionalParam gpuTolerations array null Tolerations for pods with GPUs (default: tolerate the gpuResource NoSchedule taint)
+// @optionalParam restartPolicy string Never Restart policy of the master pod: Never or OnFailure
+// @optionalParam backoffLimit number null Retries of the master before the job fails
+// @optionalParam activeDeadlineSeconds number null Time limit of the master in seconds
+
+local chainerJob = import 'kubeflow/chainer-job/chainer-job.libsonnet';
+
+chainerJob.job(params, env)

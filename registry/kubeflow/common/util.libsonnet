@@ -1,0 +1,114 @@
+// Shared helpers for the kubeflow packages: type-safe param coercion,
+// namespaces, labels and Lists. Every prototype of the registry goes through
+// these so that "0", 0, null and "null" mean the same thing everywhere.
+{
+  // True for the values ksonnet-era params use to say "not set":
+  // null, the string "null" (a string param whose default is null) and "".
+  isNone(v):: v == null || (std.isString(v) && (v == '' || v == 'null')),
+
+  // A whole number from a number, a numeric string or a "not set" value (0).
+  toInt(v, what='value')::
+    if self.isNone(v) then 0
+    else if std.isNumber(v) then
+      if std.floor(v) == v then v
+      else error '%s: %s is not a whole number' % [what, v]
+    else if std.isString(v) then
+      local s = std.stripChars(v, ' ');
+      local digits = std.lstripChars(s, '+');
+      if std.length(digits) > 0 && std.all([std.member('0123456789', c) for c in std.stringChars(digits)])
+      then std.parseInt(digits)
+      else error '%s: "%s" is not a whole number' % [what, v]
+    else error '%s: expected a number, got %s' % [what, std.type(v)],
+
+  // A boolean from a boolean, "true"/"false" in any case, or a number.
+  toBool(v, what='value')::
+    if self.isNone(v) then false
+    else if std.isBoolean(v) then v
+    else if std.isNumber(v) then v != 0
+    else if std.isString(v) then
+      local l = std.asciiLower(std.stripChars(v, ' '));
+      if l == 'true' || l == 'yes' || l == '1' then true
+      else if l == 'false' || l == 'no' || l == '0' then false
+      else error '%s: "%s" is not true or false' % [what, v]
+    else error '%s: expected a boolean, got %s' % [what, std.type(v)],
+
+  // A string or "not set" (null).
+  toStringOrNull(v):: if self.isNone(v) then null else std.toString(v),
+
+  // A whole number, or null when not set (for fields omitted unless given).
+  // Negative numbers are refused.
+  optInt(v, what='value')::
+    if self.isNone(v) then null
+    else
+      local n = self.toInt(v, what);
+      if n < 0 then error '%s: %d is negative' % [what, n] else n,
+
+  // The value (a string) when it is one of `allowed`, else a clear error;
+  // null when not set.
+  oneOf(v, allowed, what='value')::
+    if self.isNone(v) then null
+    else if std.member(allowed, std.toString(v)) then std.toString(v)
+    else error '%s: "%s" is not one of %s' % [what, v, std.join(', ', allowed)],
+
+  // An object from an object or a "k=v,k2=v2" string ({} when not set).
+  kvObject(v, what='value')::
+    if self.isNone(v) then {}
+    else if std.isObject(v) then v
+    else if std.isString(v) then {
+      [std.stripChars(std.splitLimit(pair, '=', 1)[0], ' ')]:
+        local kv = std.splitLimit(pair, '=', 1);
+        if std.length(kv) == 2 then std.stripChars(kv[1], ' ')
+        else error '%s: "%s" is not key=value' % [what, pair]
+      for pair in std.split(v, ',')
+      if std.stripChars(pair, ' ') != ''
+    }
+    else error '%s: expected an object or "key=value,..." string, got %s' % [what, std.type(v)],
+
+  // An array from an array, a comma-separated string or a "not set" value ([]).
+  toArray(v, what='value')::
+    if self.isNone(v) then []
+    else if std.isArray(v) then v
+    else if std.isString(v) then [std.stripChars(s, ' ') for s in std.split(v, ',') if std.stripChars(s, ' ') != '']
+    else error '%s: expected an array or a comma-separated string, got %s' % [what, std.type(v)],
+
+  // Container args: an array, or a string split on spaces.
+  toArgs(v)::
+    if self.isNone(v) then []
+    else if std.isArray(v) then v
+    else if std.isString(v) then [s for s in std.split(v, ' ') if s != '']
+    else error 'args: expected an array or a string, got %s' % std.type(v),
+
+  // [{name, value}] from an object or "K=v,K2=v2" (sorted by name).
+  envVars(v, what='env')::
+    if std.isArray(v) then v
+    else
+      local o = self.kvObject(v, what);
+      [{ name: k, value: std.toString(o[k]) } for k in std.objectFields(o)],
+
+  // The object's field when present and set, else the default.
+  get(o, field, default=null)::
+    if std.objectHas(o, field) && !self.isNone(o[field]) then o[field] else default,
+
+  // The namespace a component's objects go to: its `namespace` param when
+  // set, else the environment's namespace.
+  namespace(params, env)::
+    local fromEnv = if std.objectHas(env, 'namespace') then env.namespace else 'default';
+    self.get(params, 'namespace', fromEnv),
+
+  // Standard labels for an object of an app.
+  labels(name, extra={}):: { app: name } + (if self.isNone(extra) then {} else self.kvObject(extra)),
+
+  // A v1 List of the given objects (nulls dropped); kf flattens it on output.
+  list(items):: {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [i for i in items if i != null],
+  },
+
+  // Drops fields whose value is null, {} or [] (one level deep).
+  prune(o):: {
+    [k]: o[k]
+    for k in std.objectFields(o)
+    if !(o[k] == null || o[k] == {} || o[k] == [])
+  },
+}

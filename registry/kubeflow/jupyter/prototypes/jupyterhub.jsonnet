@@ -1,0 +1,42 @@
+// @apiVersion 0.1
+// @name io.ksonnet.pkg.jupyterhub
+// @description JupyterHub with KubeSpawner: the hub and configurable-http-proxy Deployments, a ConfigMap holding jupyterhub_config.py and its settings, the hub, proxy-api and proxy-public Services, the spawner's ServiceAccount, Role and RoleBinding, and optionally a PVC for the hub database. Users pick a server profile: CPU only, or one per GPU count (gpuProfiles, e.g. [1,2,4], or numGpus), each GPU profile with gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations. The proxy token is read from an existing Secret (proxyTokenSecret, key token).
+// @shortDescription JupyterHub (KubeSpawner) with GPU notebook profiles.
+// @param name string Name prefix of the objects (e.g. jupyterhub)
+// @optionalParam namespace string null Namespace (default: the environment's namespace)
+// @optionalParam hubImage string quay.io/jupyterhub/k8s-hub:4.0.0 Hub image (JupyterHub + KubeSpawner + OAuthenticator)
+// @optionalParam proxyImage string quay.io/jupyterhub/configurable-http-proxy:4.6.2 Proxy image
+// @optionalParam proxyTokenSecret string null Secret with key "token" shared by hub and proxy (default: <name>-proxy-token)
+// @optionalParam notebookImage string quay.io/jupyter/scipy-notebook:latest Notebook image of CPU servers
+// @optionalParam gpuImage string quay.io/jupyter/pytorch-notebook:cuda12-latest Notebook image of GPU profiles
+// @optionalParam numGpus number 0 GPUs of the one GPU profile offered when gpuProfiles is empty
+// @optionalParam gpuProfiles array [] GPU counts offered as profiles, e.g. [1,2,4]
+// @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
+// @optionalParam gpuNodeSelector object {} Node selector of GPU profiles (object or "k=v,k2=v2")
+// @optionalParam gpuTolerations array null Tolerations of GPU profiles (default: tolerate the gpuResource NoSchedule taint)
+// @optionalParam cpuGuarantee string null CPU guaranteed to each server (e.g. 0.5)
+// @optionalParam memGuarantee string null Memory guaranteed to each server (e.g. 1G)
+// @optionalParam userStorageSize string 10Gi Size of each user's home PVC (null: no persistent home)
+// @optionalParam userStorageClass string null Storage class of home PVCs (default: the cluster's)
+// @optionalParam notebookServiceAccount string null Service account of user servers
+// @optionalParam startTimeout number 300 Seconds a server may take to start
+// @optionalParam defaultUrl string /lab Page a server opens on
+// @optionalParam baseUrl string / URL prefix of the hub (e.g. /jupyter/ behind a route)
+// @optionalParam authenticator string dummy Authenticator: dummy (any name, no password), github, gitlab or google
+// @optionalParam oauthClientId string null OAuth client id (github, gitlab, google)
+// @optionalParam oauthClientSecretName string null Secret with key client-secret holding the OAuth client secret
+// @optionalParam oauthCallbackUrl string null OAuth callback URL (https://<host>/hub/oauth_callback)
+// @optionalParam allowedGroups array null GitHub organizations, GitLab groups or Google hosted domains allowed in
+// @optionalParam allowedUsers array null Users allowed in (array or comma-separated)
+// @optionalParam adminUsers array null Admin users (array or comma-separated)
+// @optionalParam allowAll boolean null Let every authenticated user in (default: true for dummy, false otherwise)
+// @optionalParam hubResources object {} Hub container resources
+// @optionalParam storage boolean false Keep the hub database on a PVC (else an emptyDir)
+// @optionalParam storageSize string 1Gi Size of the hub database PVC
+// @optionalParam storageClass string null Storage class of the hub database PVC
+// @optionalParam serviceType string ClusterIP Type of the proxy-public Service: ClusterIP, NodePort or LoadBalancer
+// @optionalParam extraConfig string null Python appended to jupyterhub_config.py
+
+local jupyterhub = import 'kubeflow/jupyter/jupyterhub.libsonnet';
+
+jupyterhub.all(params, env)

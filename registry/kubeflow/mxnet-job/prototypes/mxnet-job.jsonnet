@@ -1,0 +1,29 @@
+// @apiVersion 0.1
+// @name io.ksonnet.pkg.mxnet-job
+// @description An Apache MXNet training job (kubeflow.org/v1 MXJob, jobMode MXTrain): one Scheduler, numServers parameter Servers and numWorkers Workers. Served by the training-operator up to v1.8 (v1.9 dropped MXJob). Workers get workerGpus (default numGpus), the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations; the scheduler and servers get schedulerGpus / serverGpus (default 0).
+// @shortDescription A distributed MXNet training job (MXJob) with GPUs.
+// @param name string Name of the MXJob
+// @optionalParam namespace string null Namespace (default: the environment's namespace)
+// @optionalParam image string kubeflow/mxnet-gpu:latest Image of replicas without GPUs
+// @optionalParam gpuImage string null Image of replicas with GPUs (null: use image)
+// @optionalParam command array null Container command (array, or a space-separated string)
+// @optionalParam args array null Container args (array, or a space-separated string)
+// @optionalParam env object {} Environment variables (object, or "K=v,K2=v2")
+// @optionalParam numServers number 1 Number of parameter servers
+// @optionalParam numWorkers number 1 Number of worker replicas
+// @optionalParam numGpus number 0 GPUs per worker
+// @optionalParam workerGpus number null GPUs per worker (default: numGpus)
+// @optionalParam serverGpus number 0 GPUs per server (no fallback to numGpus)
+// @optionalParam schedulerGpus number 0 GPUs of the scheduler (no fallback to numGpus)
+// @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
+// @optionalParam gpuNodeSelector object {} Node selector for replicas with GPUs (object or "k=v,k2=v2")
+// @optionalParam gpuTolerations array null Tolerations for replicas with GPUs (default: tolerate the gpuResource NoSchedule taint)
+// @optionalParam restartPolicy string OnFailure Replica restart policy: Always, OnFailure, ExitCode or Never
+// @optionalParam cleanPodPolicy string null Pods to delete when the job ends: Running, All or None
+// @optionalParam backoffLimit number null Retries before the job is marked failed
+// @optionalParam activeDeadlineSeconds number null Time limit of the job in seconds
+// @optionalParam ttlSecondsAfterFinished number null Seconds after which a finished job is deleted
+
+local mxnetJob = import 'kubeflow/mxnet-job/mxnet-job.libsonnet';
+
+mxnetJob.job(params, env)

@@ -1,0 +1,28 @@
+// @apiVersion 0.1
+// @name io.ksonnet.pkg.paddle-job
+// @description A PaddlePaddle training job (kubeflow.org/v1 PaddleJob) run by the Kubeflow training-operator: numWorkers Workers in collective mode, plus a Master with numMasters=1 for parameter-server mode. Workers get workerGpus (default numGpus), the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations; the master gets masterGpus (default 0).
+// @shortDescription A distributed PaddlePaddle training job (PaddleJob) with GPUs.
+// @param name string Name of the PaddleJob
+// @optionalParam namespace string null Namespace (default: the environment's namespace)
+// @optionalParam image string registry.baidubce.com/paddlepaddle/paddle:2.4.0rc0-cpu Image of replicas without GPUs
+// @optionalParam gpuImage string null Image of replicas with GPUs (null: use image)
+// @optionalParam command array null Container command (array, or a space-separated string)
+// @optionalParam args array null Container args (array, or a space-separated string)
+// @optionalParam env object {} Environment variables (object, or "K=v,K2=v2")
+// @optionalParam numMasters number 0 Number of masters (0: collective mode, 1: parameter-server mode)
+// @optionalParam numWorkers number 1 Number of worker replicas
+// @optionalParam numGpus number 0 GPUs per worker
+// @optionalParam workerGpus number null GPUs per worker (default: numGpus)
+// @optionalParam masterGpus number 0 GPUs of the master (no fallback to numGpus)
+// @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
+// @optionalParam gpuNodeSelector object {} Node selector for replicas with GPUs (object or "k=v,k2=v2")
+// @optionalParam gpuTolerations array null Tolerations for replicas with GPUs (default: tolerate the gpuResource NoSchedule taint)
+// @optionalParam restartPolicy string OnFailure Replica restart policy: Always, OnFailure, ExitCode or Never
+// @optionalParam cleanPodPolicy string null Pods to delete when the job ends: Running, All or None
+// @optionalParam backoffLimit number null Retries before the job is marked failed
+// @optionalParam activeDeadlineSeconds number null Time limit of the job in seconds
+// @optionalParam ttlSecondsAfterFinished number null Seconds after which a finished job is deleted
+
+local paddleJob = import 'kubeflow/paddle-job/paddle-job.libsonnet';
+
+paddleJob.job(params, env)

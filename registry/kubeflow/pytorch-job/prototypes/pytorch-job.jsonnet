@@ -1,0 +1,38 @@
+// @apiVersion 0.1
+// @name io.ksonnet.pkg.pytorch-job
+// @description A PyTorch training job (kubeflow.org/v1 PyTorchJob) run by the Kubeflow training-operator: one Master and numWorkers Workers, or with elastic=true Workers only, scaled between minReplicas and maxReplicas through torchrun rendezvous. masterGpus and workerGpus fall back to numGpus; replicas with GPUs get the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations.
+// @shortDescription A distributed PyTorch training job (PyTorchJob) with GPUs, optionally elastic.
+// @param name string Name of the PyTorchJob
+// @optionalParam namespace string null Namespace (default: the environment's namespace)
+// @optionalParam image string pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime Image of replicas without GPUs
+// @optionalParam gpuImage string null Image of replicas with GPUs (null: use image)
+// @optionalParam command array null Container command (array, or a space-separated string)
+// @optionalParam args array null Container args (array, or a space-separated string)
+// @optionalParam env object {} Environment variables (object, or "K=v,K2=v2")
+// @optionalParam numMasters number 1 Number of masters (0 or 1; ignored when elastic)
+// @optionalParam numWorkers number 1 Number of worker replicas
+// @optionalParam numGpus number 0 GPUs per replica
+// @optionalParam masterGpus number null GPUs of the master (default: numGpus)
+// @optionalParam workerGpus number null GPUs per worker (default: numGpus)
+// @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
+// @optionalParam gpuNodeSelector object {} Node selector for replicas with GPUs (object or "k=v,k2=v2")
+// @optionalParam gpuTolerations array null Tolerations for replicas with GPUs (default: tolerate the gpuResource NoSchedule taint)
+// @optionalParam nProcPerNode numberOrString null Processes per pod: auto, cpu, gpu or a number (spec.nprocPerNode)
+// @optionalParam elastic boolean false Elastic training (workers only, spec.elasticPolicy)
+// @optionalParam minReplicas number null Elastic: fewest workers (default: numWorkers)
+// @optionalParam maxReplicas number null Elastic: most workers (default: numWorkers)
+// @optionalParam maxRestarts number null Elastic: torchrun restarts before the job fails
+// @optionalParam rdzvBackend string c10d Elastic: rendezvous backend (c10d, etcd or etcd-v2)
+// @optionalParam rdzvPort number null Elastic: rendezvous port
+// @optionalParam rdzvHost string null Elastic: rendezvous host
+// @optionalParam rdzvId string null Elastic: rendezvous id
+// @optionalParam rdzvConf object {} Elastic: extra rendezvous settings (object or "k=v,k2=v2")
+// @optionalParam restartPolicy string OnFailure Replica restart policy: Always, OnFailure, ExitCode or Never
+// @optionalParam cleanPodPolicy string null Pods to delete when the job ends: Running, All or None
+// @optionalParam backoffLimit number null Retries before the job is marked failed
+// @optionalParam activeDeadlineSeconds number null Time limit of the job in seconds
+// @optionalParam ttlSecondsAfterFinished number null Seconds after which a finished job is deleted
+
+local pytorchJob = import 'kubeflow/pytorch-job/pytorch-job.libsonnet';
+
+pytorchJob.job(params, env)

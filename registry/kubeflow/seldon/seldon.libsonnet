@@ -1,0 +1,65 @@
+// A Seldon Core v1 SeldonDeployment (machinelearning.seldon.io/v1) with one
+// predictor whose graph is a single MODEL node: either a prepackaged model
+// server (implementation + modelUri) or your own model image.
+local gpu = import 'kubeflow/common/gpu.libsonnet';
+local k8s = import 'kubeflow/common/k8s.libsonnet';
+local replicas = import 'kubeflow/common/replicas.libsonnet';
+local util = import 'kubeflow/common/util.libsonnet';
+
+{
+  implementations:: ['SKLEARN_SERVER', 'XGBOOST_SERVER', 'TENSORFLOW_SERVER', 'MLFLOW_SERVER',
+                     'TRITON_SERVER', 'HUGGINGFACE_SERVER', 'TEMPO_SERVER'],
+  protocols:: ['seldon', 'v2', 'kfserving', 'tensorflow'],
+
+  seldonDeployment(params, env)::
+    local name = params.name;
+    local node = util.get(params, 'graphName', 'classifier');
+    local impl = util.oneOf(util.get(params, 'implementation'), $.implementations, 'implementation');
+    local image = util.get(params, 'image');
+    local modelUri = util.get(params, 'modelUri');
+    local g = gpu.settings(params);
+    local base = k8s.resources(util.get(params, 'resources', {}));
+    local env_ = util.envVars(util.get(params, 'env'));
+    // A prepackaged server runs Seldon's image unless gpuImage is switched in;
+    // the container named like the graph node only adds resources to it.
+    local container =
+      if impl == null then
+        if util.isNone(image) then error 'image: required when implementation is not set (your model image), or set implementation to a prepackaged server (%s)' % std.join(', ', $.implementations)
+        else replicas.container({ containerName: node, image: image, gpu: g, env: env_, resources: base })
+      else util.prune({
+        name: node,
+        image: if g.count > 0 then g.image else null,
+        env: env_,
+        resources: gpu.resources(g.count, g.resource, base, g.what),
+      });
+    local custom = std.objectFields(container) != ['name'];
+    if impl != null && util.isNone(modelUri) then
+      error 'modelUri: required by the %s prepackaged server (gs://, s3://, pvc://...)' % impl
+    else {
+      apiVersion: 'machinelearning.seldon.io/v1',
+      kind: 'SeldonDeployment',
+      metadata: k8s.metadata(name, util.namespace(params, env), util.labels(name)),
+      spec: util.prune({
+        name: name,
+        protocol: util.oneOf(util.get(params, 'protocol'), $.protocols, 'protocol'),
+        predictors: [util.prune({
+          name: util.get(params, 'predictorName', 'default'),
+          replicas: util.toInt(util.get(params, 'replicas', 1), 'replicas'),
+          graph: util.prune({
+            name: node,
+            type: 'MODEL',
+            implementation: impl,
+            modelUri: if impl == null then null else modelUri,
+            envSecretRefName: util.get(params, 'envSecretRefName'),
+            serviceAccountName: util.get(params, 'serviceAccountName'),
+            children: [],
+          }) + { children: [] },
+          componentSpecs: if !custom then [] else [{
+            spec: {
+              containers: [container],
+            } + gpu.podSpec(g.count, g.resource, g.nodeSelector, g.tolerations, g.what),
+          }],
+        })],
+      }),
+    },
+}

@@ -1,0 +1,126 @@
+// TensorFlow Serving: a Deployment per model version and the Service in
+// front of every version of a model, with optional Prometheus metrics,
+// Ambassador and Istio routes.
+//
+// Objects (for name N, versionName V):
+//   Deployment N-V      labels {app: N, version: V}; tensorflow_model_server
+//   Service N           selects {app: N}: every version of the model
+//   ConfigMap N-V-monitoring   TF Serving's --monitoring_config_file (monitoring=true)
+//   Mapping / VirtualService N  REST routes (ambassadorRoute / istioRoute = true)
+local gpu = import 'kubeflow/common/gpu.libsonnet';
+local k8s = import 'kubeflow/common/k8s.libsonnet';
+local replicas = import 'kubeflow/common/replicas.libsonnet';
+local util = import 'kubeflow/common/util.libsonnet';
+
+{
+  metricsPath:: '/monitoring/prometheus/metrics',
+  monitoringDir:: '/etc/tfserving',
+  modelMount:: '/mnt/models',
+
+  modelName(params):: util.get(params, 'modelName', params.name),
+  grpcPort(params):: util.toInt(util.get(params, 'grpcPort', 8500), 'grpcPort'),
+  restPort(params):: util.toInt(util.get(params, 'restPort', 8501), 'restPort'),
+  monitoring(params):: util.toBool(util.get(params, 'monitoring', false), 'monitoring'),
+
+  // TF Serving's monitoring config (a text protobuf): Prometheus metrics on the REST port.
+  monitoringConfig:: 'prometheus_config {\n  enable: true,\n  path: "%s"\n}\n' % $.metricsPath,
+
+  scrapeAnnotations(params):: {
+    'prometheus.io/scrape': 'true',
+    'prometheus.io/path': $.metricsPath,
+    'prometheus.io/port': std.toString($.restPort(params)),
+  },
+
+  // The Service of a model: gRPC and REST ports, every version behind it.
+  service(params, env)::
+    local name = params.name;
+    k8s.service(
+      name, util.namespace(params, env), util.labels(name), { app: name },
+      [k8s.port('grpc-tf-serving', $.grpcPort(params)), k8s.port('http-tf-serving', $.restPort(params))],
+      util.get(params, 'serviceType', 'ClusterIP'),
+      if $.monitoring(params) then $.scrapeAnnotations(params) else {},
+    ),
+
+  // REST routes: /tfserving/models/<model>[:verb] → /v1/models/<model>[:verb].
+  routePrefix(params):: '/tfserving/models/' + $.modelName(params),
+  routeRewrite(params):: '/v1/models/' + $.modelName(params),
+
+  routes(params, env)::
+    local name = params.name;
+    local ns = util.namespace(params, env);
+    local host = '%s.%s.svc.cluster.local' % [name, ns];
+    [
+      if util.toBool(util.get(params, 'ambassadorRoute', false), 'ambassadorRoute') then
+        k8s.routes.mapping(name, ns, util.labels(name), $.routePrefix(params),
+                           '%s.%s:%d' % [name, ns, $.restPort(params)],
+                           rewrite=$.routeRewrite(params), timeoutMs=300000),
+      if util.toBool(util.get(params, 'istioRoute', false), 'istioRoute') then
+        k8s.routes.virtualService(name, ns, util.labels(name), ['*'],
+                                  [util.get(params, 'istioGateway', 'kubeflow/kubeflow-gateway')],
+                                  $.routePrefix(params), host, $.restPort(params),
+                                  rewrite=$.routeRewrite(params), timeout='300s'),
+    ],
+
+  deploymentName(params)::
+    local v = util.get(params, 'versionName');
+    if v == null then params.name else params.name + '-' + v,
+
+  deployment(params, env)::
+    local name = params.name;
+    local ns = util.namespace(params, env);
+    local version = util.get(params, 'versionName');
+    local dname = $.deploymentName(params);
+    local model = $.modelName(params);
+    local store = k8s.storage.mount(util.get(params, 'modelBasePath'), params, 'modelBasePath', $.modelMount);
+    local g = gpu.settings(params);
+    local monitoring = $.monitoring(params);
+    local labels = util.labels(name, if version == null then {} else { version: version });
+    local r = {
+      containerName: 'tf-serving',
+      image: util.get(params, 'image', 'tensorflow/serving:2.18.0'),
+      gpu: g,
+      command: ['tensorflow_model_server'],
+      args: [
+        '--port=%d' % $.grpcPort(params),
+        '--rest_api_port=%d' % $.restPort(params),
+        '--model_name=' + model,
+        '--model_base_path=' + store.path,
+      ] + (if monitoring then ['--monitoring_config_file=%s/monitoring_config.txt' % $.monitoringDir] else [])
+      + util.toArgs(util.get(params, 'extraArgs')),
+      env: store.env + util.envVars(util.get(params, 'env')),
+      ports: [k8s.containerPort('grpc', $.grpcPort(params)), k8s.containerPort('http', $.restPort(params))],
+      resources: k8s.resources(util.get(params, 'resources', {})),
+      volumeMounts: store.volumeMounts
+                    + (if monitoring then [{ name: 'monitoring-config', mountPath: $.monitoringDir, readOnly: true }] else []),
+      volumes: store.volumes
+               + (if monitoring then [{ name: 'monitoring-config', configMap: { name: dname + '-monitoring' } }] else []),
+      serviceAccountName: util.get(params, 'serviceAccountName'),
+    };
+    local container = replicas.container(r) {
+      readinessProbe: {
+        httpGet: { path: '/v1/models/' + model, port: 'http' },
+        initialDelaySeconds: 5,
+        periodSeconds: 10,
+      },
+    };
+    local podSpec = util.prune({
+      containers: [container],
+      serviceAccountName: r.serviceAccountName,
+      volumes: r.volumes,
+    }) + gpu.podSpec(g.count, g.resource, g.nodeSelector, g.tolerations);
+    [
+      if monitoring then k8s.configMap(dname + '-monitoring', ns, labels, { 'monitoring_config.txt': $.monitoringConfig }),
+      k8s.deployment(dname, ns, labels, podSpec,
+                     replicas=util.get(params, 'replicas', 1),
+                     podAnnotations=if monitoring then $.scrapeAnnotations(params) else {}),
+    ],
+
+  // The tf-serving prototype: Deployment + Service (+ monitoring, routes).
+  // createService=false: a further version behind an existing Service.
+  all(params, env)::
+    local svc = util.toBool(util.get(params, 'createService', true), 'createService');
+    util.list($.deployment(params, env) + (if svc then [$.service(params, env)] + $.routes(params, env) else [])),
+
+  // The tf-serving-service prototype: the Service (+ routes) alone.
+  serviceOnly(params, env):: util.list([$.service(params, env)] + $.routes(params, env)),
+}

@@ -1,0 +1,33 @@
+// @apiVersion 0.1
+// @name io.ksonnet.pkg.tf-job
+// @description A TensorFlow training job (kubeflow.org/v1 TFJob) run by the Kubeflow training-operator. Parameter-server style (numChiefs, numPs, numWorkers, numEvaluators) or all-reduce (workers only, numPs 0). GPUs per replica type: chiefGpus, workerGpus and evaluatorGpus fall back to numGpus; parameter servers get psGpus (default 0). Replicas with GPUs get the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations.
+// @shortDescription A distributed TensorFlow training job (TFJob) with GPUs.
+// @param name string Name of the TFJob
+// @optionalParam namespace string null Namespace (default: the environment's namespace)
+// @optionalParam image string tensorflow/tensorflow:2.16.1 Image of replicas without GPUs
+// @optionalParam gpuImage string tensorflow/tensorflow:2.16.1-gpu Image of replicas with GPUs (null: use image)
+// @optionalParam command array null Container command (array, or a space-separated string)
+// @optionalParam args array null Container args (array, or a space-separated string)
+// @optionalParam env object {} Environment variables (object, or "K=v,K2=v2")
+// @optionalParam numChiefs number 0 Number of chief replicas (0 or 1)
+// @optionalParam numPs number 0 Number of parameter servers (0: all-reduce training)
+// @optionalParam numWorkers number 1 Number of worker replicas
+// @optionalParam numEvaluators number 0 Number of evaluator replicas (0 or 1)
+// @optionalParam numGpus number 0 GPUs per chief, worker and evaluator replica
+// @optionalParam chiefGpus number null GPUs of the chief (default: numGpus)
+// @optionalParam workerGpus number null GPUs per worker (default: numGpus)
+// @optionalParam evaluatorGpus number null GPUs of the evaluator (default: numGpus)
+// @optionalParam psGpus number 0 GPUs per parameter server (no fallback to numGpus)
+// @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
+// @optionalParam gpuNodeSelector object {} Node selector for replicas with GPUs (object or "k=v,k2=v2")
+// @optionalParam gpuTolerations array null Tolerations for replicas with GPUs (default: tolerate the gpuResource NoSchedule taint)
+// @optionalParam restartPolicy string OnFailure Replica restart policy: Always, OnFailure, ExitCode or Never
+// @optionalParam successPolicy string null Set to AllWorkers to wait for every worker (default: chief or worker 0)
+// @optionalParam cleanPodPolicy string null Pods to delete when the job ends: Running, All or None
+// @optionalParam backoffLimit number null Retries before the job is marked failed
+// @optionalParam activeDeadlineSeconds number null Time limit of the job in seconds
+// @optionalParam ttlSecondsAfterFinished number null Seconds after which a finished job is deleted
+
+local tfJob = import 'kubeflow/tf-training/tf-job.libsonnet';
+
+tfJob.job(params, env)

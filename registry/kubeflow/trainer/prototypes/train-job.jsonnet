@@ -1,0 +1,25 @@
+// @apiVersion 0.1
+// @name io.ksonnet.pkg.train-job
+// @description A Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) that runs a training runtime (runtimeRef, e.g. the torch-distributed ClusterTrainingRuntime) with your image, command, args, env, numNodes and numProcPerNode. numGpus becomes the GPU limit in trainer.resourcesPerNode (and switches in gpuImage); gpuNodeSelector and gpuTolerations go to podSpecOverrides for the runtime's trainer job (targetJob).
+// @shortDescription A Kubeflow Trainer v2 TrainJob with GPUs.
+// @param name string Name of the TrainJob
+// @optionalParam namespace string null Namespace (default: the environment's namespace)
+// @optionalParam runtimeRef string torch-distributed Name of the training runtime to run
+// @optionalParam runtimeKind string ClusterTrainingRuntime ClusterTrainingRuntime or TrainingRuntime (same namespace)
+// @optionalParam image string null Trainer image (default: the runtime's)
+// @optionalParam gpuImage string null Trainer image when numGpus > 0 (default: image)
+// @optionalParam command array null Trainer command (array, or a space-separated string)
+// @optionalParam args array null Trainer args (array, or a space-separated string)
+// @optionalParam env object {} Trainer environment variables (object, or "K=v,K2=v2")
+// @optionalParam numNodes number null Number of training nodes (default: the runtime's)
+// @optionalParam numProcPerNode numberOrString null Processes per node: auto, cpu, gpu or a number
+// @optionalParam resourcesPerNode object {} Resources of each node ({limits, requests}); the GPU limit is added
+// @optionalParam numGpus number 0 GPUs per training node
+// @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
+// @optionalParam gpuNodeSelector object {} Node selector for the training nodes when numGpus > 0 (object or "k=v,k2=v2")
+// @optionalParam gpuTolerations array null Tolerations for the training nodes when numGpus > 0 (default: tolerate the gpuResource NoSchedule taint)
+// @optionalParam targetJob string node Job of the runtime's JobSet that the GPU placement applies to
+
+local trainJob = import 'kubeflow/trainer/train-job.libsonnet';
+
+trainJob.trainJob(params, env)

