@@ -93,7 +93,11 @@ fn prototype_list_describe_search_and_preview() {
         "{d}"
     );
     let s = ok(&app.root, &["prototype", "search", "service"]);
-    for p in ["deployed-service", "single-port-service", "tf-serving-service"] {
+    for p in [
+        "deployed-service",
+        "single-port-service",
+        "tf-serving-service",
+    ] {
         assert!(s.contains(&format!("io.ksonnet.pkg.{p}")), "{s}");
     }
     assert!(

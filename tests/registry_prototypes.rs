@@ -311,3 +311,83 @@ fn prototype_list_shows_the_registry_right_after_init() {
         );
     }
 }
+
+#[test]
+fn gpu_params_are_type_safe_and_vendor_neutral() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["generate", "pytorch-job", "bert", "--numWorkers=2"],
+    );
+    // "0", 0 and null all mean no GPUs: no limit, selector, toleration or GPU image.
+    for (value, as_string) in [("0", true), ("0", false), ("null", false)] {
+        let mut args = vec!["param", "set", "bert", "numGpus", value, "--env", "prod"];
+        if as_string {
+            args.push("--as-string");
+        }
+        if value == "null" {
+            // A JSON null is typed by kf as the string "null", which ksonnet-era
+            // prototypes also used for "not set".
+            args.push("--as-string");
+        }
+        ok(&app.root, &args);
+        ok(
+            &app.root,
+            &[
+                "param",
+                "set",
+                "bert",
+                "gpuNodeSelector",
+                "gpu=yes",
+                "--env",
+                "prod",
+            ],
+        );
+        let out = ok(&app.root, &["show", "prod", "-c", "bert"]);
+        assert!(
+            !out.contains("nvidia.com/gpu") && !out.contains("gpu: \"yes\""),
+            "numGpus={value}: {out}"
+        );
+        assert!(
+            !out.contains("tolerations") && !out.contains("nodeSelector"),
+            "{out}"
+        );
+    }
+    // AMD GPUs: the resource name changes everywhere, nothing mentions NVIDIA.
+    ok(
+        &app.root,
+        &["param", "set", "bert", "numGpus", "2", "--env", "prod"],
+    );
+    ok(
+        &app.root,
+        &[
+            "param",
+            "set",
+            "bert",
+            "gpuResource",
+            "amd.com/gpu",
+            "--env",
+            "prod",
+        ],
+    );
+    let out = ok(&app.root, &["show", "prod", "-c", "bert"]);
+    assert!(
+        out.contains("amd.com/gpu: 2") && out.contains("key: amd.com/gpu"),
+        "{out}"
+    );
+    assert!(!out.contains("nvidia.com/gpu"), "{out}");
+    assert!(
+        out.contains("gpu: \"yes\""),
+        "the selector applies now: {out}"
+    );
+    // A value that is not a number is a clear error naming the param.
+    ok(
+        &app.root,
+        &["param", "set", "bert", "numGpus", "two", "--env", "prod"],
+    );
+    let err = fails(&app.root, &["show", "prod", "-c", "bert"]);
+    assert!(
+        err.contains("numGpus: \"two\" is not a whole number"),
+        "{err}"
+    );
+}
