@@ -317,3 +317,153 @@ fn field_manager_conflicts_fail_unless_forced() {
     );
     let _ = Duration::ZERO;
 }
+
+#[test]
+fn prune_deletes_only_kf_objects_no_longer_rendered() {
+    let s = setup();
+    assert_eq!(s.apply(&[]).status, 0);
+    // Objects kf must never prune: unlabelled, controller-owned, or marked never.
+    s.server.put(
+        "",
+        "configmaps",
+        "ml-dev",
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "hand-made", "namespace": "ml-dev"}}),
+        "kubectl",
+    );
+    let ours = serde_json::json!({"app.kubernetes.io/managed-by": "kf", "kf.dev/app": "app", "kf.dev/environment": "default"});
+    s.server.put(
+        "",
+        "configmaps",
+        "ml-dev",
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "owned", "namespace": "ml-dev", "labels": ours,
+                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "x", "uid": "u", "controller": true}]}}),
+        "kube-controller-manager",
+    );
+    s.server.put(
+        "",
+        "configmaps",
+        "ml-dev",
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "keep-me", "namespace": "ml-dev", "labels": ours,
+                         "annotations": {"kf.dev/prune": "never"}}}),
+        "kf",
+    );
+    ok(&s.app.root, &["component", "rm", "web"]);
+
+    let dry = s.apply(&["--prune", "--dry-run=server"]);
+    assert_eq!(dry.status, 0, "{}", dry.stderr);
+    assert!(
+        dry.stdout
+            .contains("deployment.apps/web -n ml-dev pruned (dry run)"),
+        "{}",
+        dry.stdout
+    );
+    assert!(
+        s.server
+            .get("apps", "deployments", "ml-dev", "web")
+            .is_some()
+    );
+
+    let run = s.apply(&["--prune"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let first_line = run.stdout.lines().next().unwrap();
+    assert!(
+        first_line.ends_with("will be pruned: no longer in the render"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("service/web -n ml-dev pruned"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("2 pruned"), "{}", run.stdout);
+    assert!(
+        s.server
+            .get("apps", "deployments", "ml-dev", "web")
+            .is_none()
+    );
+    assert!(s.server.get("", "services", "ml-dev", "web").is_none());
+    for kept in ["hand-made", "owned", "keep-me", "settings"] {
+        assert!(
+            s.server.get("", "configmaps", "ml-dev", kept).is_some(),
+            "{kept} was pruned"
+        );
+    }
+    let deletes: Vec<_> = s
+        .server
+        .requests()
+        .into_iter()
+        .filter(|(m, _)| m == "DELETE")
+        .collect();
+    assert_eq!(
+        deletes.len(),
+        4,
+        "two dry runs and two real deletions: {deletes:?}"
+    );
+    assert_eq!(
+        deletes
+            .iter()
+            .filter(|(_, p)| p.contains("dryRun=All"))
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn delete_removes_kf_objects_in_reverse_order_and_leaves_others_alone() {
+    let s = setup();
+    assert_eq!(s.apply(&[]).status, 0);
+    ok(&s.app.root, &["generate", "configMap", "legacy"]);
+    s.server.put(
+        "",
+        "configmaps",
+        "ml-dev",
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "legacy", "namespace": "ml-dev"}, "data": {"owner": "someone else"}}),
+        "kubectl",
+    );
+    s.server.clear_requests();
+    let run = kf_in(
+        &s.app.root,
+        &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("configmap/legacy -n ml-dev left alone"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("3 objects deleted"), "{}", run.stdout);
+    let order: Vec<String> = s
+        .server
+        .requests()
+        .into_iter()
+        .filter(|(m, _)| m == "DELETE")
+        .map(|(_, p)| p)
+        .collect();
+    assert!(
+        order[0].contains("/deployments/web"),
+        "workloads go first: {order:?}"
+    );
+    assert!(
+        order.last().unwrap().contains("/configmaps/settings"),
+        "{order:?}"
+    );
+    assert_eq!(s.server.count(), 1, "only the foreign ConfigMap is left");
+    // Deleting again finds nothing to do.
+    let again = kf_in(
+        &s.app.root,
+        &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
+    );
+    assert_eq!(again.status, 0, "{}", again.stderr);
+    assert!(
+        again
+            .stdout
+            .contains("deployment.apps/web -n ml-dev already gone"),
+        "{}",
+        again.stdout
+    );
+}

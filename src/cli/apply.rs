@@ -5,6 +5,7 @@ use clap::Args;
 
 use kf::cluster::apply::{self, Action, ApplyOptions, DryRun};
 use kf::cluster::client::{Cluster, RetryPolicy};
+use kf::cluster::prune;
 use kf::cluster::resources::Resources;
 use kf::cluster::select::{ConnectOptions, connect};
 
@@ -55,6 +56,10 @@ pub struct ApplyArgs {
     /// Take over fields another field manager owns (server-side apply conflicts).
     #[arg(long)]
     force_conflicts: bool,
+    /// Delete objects of this app and environment (by kf's labels) that the render no
+    /// longer has. Never objects a controller owns or marked kf.dev/prune=never.
+    #[arg(long)]
+    prune: bool,
     /// Objects applied at once within a tier.
     #[arg(long, value_name = "N", default_value_t = 8)]
     concurrency: usize,
@@ -115,11 +120,45 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
         timeout: a.timeout,
     };
     let connect_options = a.cluster.connect_options(ctx);
-    let outcomes = runtime()?.block_on(async {
+    let app_name = rendered.app.spec.name.clone();
+    let (outcomes, pruned) = runtime()?.block_on(async {
         let (client, _context) = connect(&env, &connect_options).await?;
         let cluster = Cluster::new(client, RetryPolicy::default());
         let resources = Resources::discover(cluster.kube()).await?;
-        apply::apply(
+        // What prune would delete is shown before anything changes.
+        let doomed = if a.prune {
+            let keep = items
+                .iter()
+                .filter_map(|i| {
+                    let res = resources.resolve(&i.api_version, &i.kind)?;
+                    let ns = if res.namespaced {
+                        i.object
+                            .get("metadata")
+                            .and_then(|m| m.get("namespace"))
+                            .and_then(|n| n.as_str())
+                            .unwrap_or(&env.namespace)
+                            .to_string()
+                    } else {
+                        String::new()
+                    };
+                    Some((
+                        res.api.group.clone(),
+                        res.api.kind.clone(),
+                        ns,
+                        i.name.clone(),
+                    ))
+                })
+                .collect();
+            let doomed =
+                prune::candidates(&cluster, &resources, &app_name, &env.name, &keep).await?;
+            for f in &doomed {
+                println!("{} will be pruned: no longer in the render", f.id());
+            }
+            doomed
+        } else {
+            Vec::new()
+        };
+        let outcomes = apply::apply(
             &cluster,
             resources,
             items,
@@ -127,7 +166,20 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
             &options,
             &mut |o| println!("{}", o.line(options.dry_run)),
         )
-        .await
+        .await?;
+        let failed = outcomes.iter().any(|o| o.result.is_err());
+        let pruned = if failed && !doomed.is_empty() {
+            println!("prune skipped: some objects failed to apply");
+            Vec::new()
+        } else {
+            let pruned =
+                prune::delete(&cluster, doomed, options.dry_run, options.concurrency).await;
+            for d in &pruned {
+                println!("{}", d.line("pruned", options.dry_run));
+            }
+            pruned
+        };
+        Ok::<_, kf::cluster::ClusterError>((outcomes, pruned))
     })?;
     let count = |f: &dyn Fn(&Result<Action, String>) -> bool| {
         outcomes.iter().filter(|o| f(&o.result)).count()
@@ -137,27 +189,33 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
     let unchanged = count(&|r| matches!(r, Ok(Action::Unchanged)));
     let skipped = count(&|r| matches!(r, Ok(Action::Skipped(_))));
     let failed = count(&|r| r.is_err());
+    let prune_failed = pruned.iter().filter(|d| d.result.is_err()).count();
+    let pruned_ok = pruned.len() - prune_failed;
+    let part = |n: usize, what: &str| {
+        if n > 0 {
+            format!(", {n} {what}")
+        } else {
+            String::new()
+        }
+    };
     println!(
-        "{} objects: {created} created, {configured} configured, {unchanged} unchanged{}{}",
+        "{} objects: {created} created, {configured} configured, {unchanged} unchanged{}{}{}",
         outcomes.len(),
-        if skipped > 0 {
-            format!(", {skipped} skipped")
-        } else {
-            String::new()
-        },
-        if failed > 0 {
-            format!(", {failed} failed")
-        } else {
-            String::new()
-        },
+        part(skipped, "skipped"),
+        part(failed, "failed"),
+        part(pruned_ok, "pruned"),
     );
-    if failed > 0 {
+    if failed > 0 || prune_failed > 0 {
         for o in outcomes.iter().filter(|o| o.result.is_err()) {
             eprintln!("error: {}", o.line(options.dry_run));
         }
+        for d in pruned.iter().filter(|d| d.result.is_err()) {
+            eprintln!("error: {}", d.line("pruned", options.dry_run));
+        }
         bail!(
-            "{failed} of {} objects failed to apply to environment '{}'",
-            outcomes.len(),
+            "{} of {} objects failed to apply or prune in environment '{}'",
+            failed + prune_failed,
+            outcomes.len() + pruned.len(),
             env.name
         );
     }

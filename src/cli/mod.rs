@@ -2,6 +2,7 @@
 
 mod apply;
 mod component;
+mod delete;
 mod demo;
 mod env;
 mod generate;
@@ -53,6 +54,7 @@ enum Command {
     Import(component::ImportArgs),
     Show(show::ShowArgs),
     Apply(apply::ApplyArgs),
+    Delete(delete::DeleteArgs),
     Validate(validate::ValidateArgs),
     Demo(demo::DemoArgs),
 }
@@ -86,6 +88,7 @@ pub fn run() -> Result<()> {
         Command::Import(a) => component::run_import(&ctx, a),
         Command::Show(a) => show::run(&ctx, a),
         Command::Apply(a) => apply::run(&ctx, a),
+        Command::Delete(a) => delete::run(&ctx, a),
         Command::Validate(a) => validate::run(&ctx, a),
         Command::Demo(a) => demo::run(a),
     }
