@@ -467,3 +467,102 @@ fn delete_removes_kf_objects_in_reverse_order_and_leaves_others_alone() {
         again.stdout
     );
 }
+
+#[test]
+fn diff_shows_what_apply_would_change_with_kubectl_exit_codes() {
+    let s = setup();
+    let diff = |extra: &[&str]| {
+        let mut args = vec!["diff", "--env", "default", "--kubeconfig", &s.kubeconfig];
+        args.extend_from_slice(extra);
+        kf_in(&s.app.root, &args)
+    };
+    // Nothing on the cluster yet: everything is new.
+    let run = diff(&[]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("+++ kf/deployment.apps/ml-dev/web"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(s.server.count(), 0, "diff writes nothing");
+
+    assert_eq!(s.apply(&[]).status, 0);
+    let run = diff(&[]);
+    assert_eq!((run.status, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+
+    ok(
+        &s.app.root,
+        &["param", "set", "web", "replicas", "4", "--env", "default"],
+    );
+    write(
+        s.app.root.join("components/creds.jsonnet"),
+        "{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, stringData: { token: 's3cr3t-value' } }\n",
+    );
+    let run = diff(&["--color", "never"]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("-  replicas: 1\n+  replicas: 4\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("s3cr3t-value") && run.stdout.contains("<redacted sha256:"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains('\u{1b}'),
+        "no colour when asked for none"
+    );
+    let shown = diff(&["--show-secrets", "--color", "always"]);
+    assert!(shown.stdout.contains("s3cr3t-value"), "{}", shown.stdout);
+    assert!(shown.stdout.contains("\u{1b}["), "colour when asked for it");
+
+    // An error is exit 2, not 1.
+    ok(
+        &s.app.root,
+        &[
+            "env",
+            "set",
+            "default",
+            "--server",
+            "https://elsewhere.example.com",
+        ],
+    );
+    let run = diff(&[]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("no kubeconfig context points at"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn diff_of_two_local_renders_needs_no_cluster() {
+    let s = setup();
+    let run = kf_in(&s.app.root, &["diff", "local:default", "local:default"]);
+    assert_eq!((run.status, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    ok(
+        &s.app.root,
+        &["param", "set", "web", "replicas", "5", "--env", "prod"],
+    );
+    let run = kf_in(
+        &s.app.root,
+        &["diff", "local:default", "local:prod", "--color=never"],
+    );
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("-  replicas: 1\n+  replicas: 5\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("--- default/apps/v1/Deployment//web"),
+        "{}",
+        run.stdout
+    );
+    assert!(s.server.requests().is_empty());
+    let run = kf_in(&s.app.root, &["diff", "local:default"]);
+    assert_eq!(run.status, 2);
+}

@@ -4,6 +4,7 @@ mod apply;
 mod component;
 mod delete;
 mod demo;
+mod diff;
 mod env;
 mod generate;
 mod init;
@@ -55,6 +56,7 @@ enum Command {
     Show(show::ShowArgs),
     Apply(apply::ApplyArgs),
     Delete(delete::DeleteArgs),
+    Diff(diff::DiffArgs),
     Validate(validate::ValidateArgs),
     Demo(demo::DemoArgs),
 }
@@ -89,10 +91,42 @@ pub fn run() -> Result<()> {
         Command::Show(a) => show::run(&ctx, a),
         Command::Apply(a) => apply::run(&ctx, a),
         Command::Delete(a) => delete::run(&ctx, a),
+        Command::Diff(a) => diff::run(&ctx, a),
         Command::Validate(a) => validate::run(&ctx, a),
         Command::Demo(a) => demo::run(a),
     }
 }
+
+/// An exit status other than 1 (kf diff's 0/1/2), with the message to print, if any.
+#[derive(Debug)]
+pub struct Exit {
+    pub code: i32,
+    pub message: Option<String>,
+}
+
+impl Exit {
+    pub fn silent(code: i32) -> Exit {
+        Exit {
+            code,
+            message: None,
+        }
+    }
+
+    pub fn error(code: i32, e: impl std::fmt::Display) -> Exit {
+        Exit {
+            code,
+            message: Some(format!("{e:#}")),
+        }
+    }
+}
+
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.message.as_deref().unwrap_or(""))
+    }
+}
+
+impl std::error::Error for Exit {}
 
 /// Where the command runs.
 pub struct Context_ {

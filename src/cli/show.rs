@@ -32,6 +32,13 @@ pub struct RenderArgs {
     env_pos: Option<String>,
     #[arg(long)]
     env: Option<String>,
+    #[command(flatten)]
+    pub jsonnet: JsonnetArgs,
+}
+
+/// The components and Jsonnet inputs of a render.
+#[derive(Args)]
+pub struct JsonnetArgs {
     /// Only these components (repeatable); the others are not evaluated.
     #[arg(short = 'c', long = "component", value_name = "NAME")]
     components: Vec<String>,
@@ -67,6 +74,22 @@ pub struct Rendered {
 }
 
 impl RenderArgs {
+    /// Find the app, pick the env and render it.
+    pub fn render(self, ctx: &Context_) -> Result<Rendered> {
+        let app = ctx.app()?;
+        let env = pick_env(&app, self.env_pos, self.env)?;
+        let objects = self.jsonnet.render(ctx, &app, &env)?;
+        Ok(Rendered { app, env, objects })
+    }
+}
+
+impl JsonnetArgs {
+    /// Render one environment of `app`.
+    pub fn render(&self, ctx: &Context_, app: &App, env: &str) -> Result<Vec<RenderedObject>> {
+        let options = self.options(ctx)?;
+        Ok(render(app, env, &options)?)
+    }
+
     fn options(&self, ctx: &Context_) -> Result<RenderOptions> {
         let mut ext_vars = Vec::new();
         for kv in &self.ext_str {
@@ -99,15 +122,6 @@ impl RenderArgs {
             jpaths: self.jpath.iter().map(|p| ctx.cwd.join(p)).collect(),
             max_stack: self.max_stack,
         })
-    }
-
-    /// Find the app, pick the env and render it.
-    pub fn render(self, ctx: &Context_) -> Result<Rendered> {
-        let app = ctx.app()?;
-        let options = self.options(ctx)?;
-        let env = pick_env(&app, self.env_pos, self.env)?;
-        let objects = render(&app, &env, &options)?;
-        Ok(Rendered { app, env, objects })
     }
 }
 
