@@ -566,3 +566,83 @@ fn diff_of_two_local_renders_needs_no_cluster() {
     let run = kf_in(&s.app.root, &["diff", "local:default"]);
     assert_eq!(run.status, 2);
 }
+
+#[test]
+fn status_reports_readiness_and_wait_times_out_or_succeeds() {
+    let s = setup();
+    let status = |extra: &[&str]| {
+        let mut args = vec!["status", "--env", "default", "--kubeconfig", &s.kubeconfig];
+        args.extend_from_slice(extra);
+        kf_in(&s.app.root, &args)
+    };
+    // Before apply: everything Missing, exit 1.
+    let run = status(&[]);
+    assert_eq!(run.status, 1);
+    assert!(
+        run.stdout.contains("deployment.apps/web ml-dev    Missing"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("3 of 3 objects are Failed or Missing"),
+        "{}",
+        run.stderr
+    );
+
+    assert_eq!(s.apply(&[]).status, 0);
+    let run = status(&[]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("InProgress 0/1 ready, 0 updated"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("configmap/settings  ml-dev    Ready      exists"),
+        "{}",
+        run.stdout
+    );
+
+    let run = status(&["--wait", "--timeout", "1s"]);
+    assert_eq!(run.status, 1);
+    assert!(
+        run.stderr.contains("deployment.apps/web: InProgress"),
+        "plain progress lines off a terminal: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("1 of 3 objects are not Ready after 1s"),
+        "{}",
+        run.stderr
+    );
+
+    // The controller rolls the Deployment out.
+    s.server.put(
+        "apps",
+        "deployments",
+        "ml-dev",
+        serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "ml-dev"},
+            "status": {"observedGeneration": 1, "updatedReplicas": 1, "availableReplicas": 1}}),
+        "kube-controller-manager",
+    );
+    let run = status(&["--wait", "--timeout", "10s"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .lines()
+            .any(|l| l.starts_with("deployment.apps/web")
+                && l.contains(" Ready ")
+                && l.ends_with("1/1 ready, 1 updated")),
+        "{}",
+        run.stdout
+    );
+    let run = s.apply(&["--wait", "--timeout", "10s"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("NAME") && run.stdout.contains("3 objects: 0 created"),
+        "{}",
+        run.stdout
+    );
+}

@@ -60,10 +60,13 @@ pub struct ApplyArgs {
     /// longer has. Never objects a controller owns or marked kf.dev/prune=never.
     #[arg(long)]
     prune: bool,
+    /// After applying, wait until every object is Ready (rolled out, complete, Succeeded…).
+    #[arg(long)]
+    wait: bool,
     /// Objects applied at once within a tier.
     #[arg(long, value_name = "N", default_value_t = 8)]
     concurrency: usize,
-    /// How long to wait for CRDs to be Established, e.g. 30s, 5m.
+    /// How long to wait for CRDs to be Established, and with --wait for readiness: 30s, 5m…
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
     timeout: Duration,
 }
@@ -121,7 +124,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
     };
     let connect_options = a.cluster.connect_options(ctx);
     let app_name = rendered.app.spec.name.clone();
-    let (outcomes, pruned) = runtime()?.block_on(async {
+    let (outcomes, pruned, wait_error) = runtime()?.block_on(async {
         let (client, _context) = connect(&env, &connect_options).await?;
         let cluster = Cluster::new(client, RetryPolicy::default());
         let resources = Resources::discover(cluster.kube()).await?;
@@ -151,6 +154,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
                 .collect();
             let doomed =
                 prune::candidates(&cluster, &resources, &app_name, &env.name, &keep).await?;
+            let doomed: Vec<prune::Found> = doomed;
             for f in &doomed {
                 println!("{} will be pruned: no longer in the render", f.id());
             }
@@ -158,6 +162,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
         } else {
             Vec::new()
         };
+        let watch_items = items.clone();
         let outcomes = apply::apply(
             &cluster,
             resources,
@@ -179,8 +184,17 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
             }
             pruned
         };
-        Ok::<_, kf::cluster::ClusterError>((outcomes, pruned))
+        if a.wait && options.dry_run == DryRun::None && !outcomes.iter().any(|o| o.result.is_err())
+        {
+            let resources = Resources::discover(cluster.kube()).await?;
+            let objects = super::status::watched(&watch_items, &resources, &env.namespace);
+            if let Err(e) = super::status::report(&cluster, &objects, Some(options.timeout)).await {
+                return Ok((outcomes, pruned, Some(e)));
+            }
+        }
+        Ok::<_, anyhow::Error>((outcomes, pruned, None))
     })?;
+    let (outcomes, pruned, wait_error) = (outcomes, pruned, wait_error);
     let count = |f: &dyn Fn(&Result<Action, String>) -> bool| {
         outcomes.iter().filter(|o| f(&o.result)).count()
     };
@@ -218,6 +232,9 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
             outcomes.len() + pruned.len(),
             env.name
         );
+    }
+    if let Some(e) = wait_error {
+        return Err(e);
     }
     Ok(())
 }

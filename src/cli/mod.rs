@@ -10,6 +10,7 @@ mod generate;
 mod init;
 mod param;
 mod show;
+mod status;
 pub mod table;
 mod validate;
 
@@ -57,6 +58,7 @@ enum Command {
     Apply(apply::ApplyArgs),
     Delete(delete::DeleteArgs),
     Diff(diff::DiffArgs),
+    Status(status::StatusArgs),
     Validate(validate::ValidateArgs),
     Demo(demo::DemoArgs),
 }
@@ -92,6 +94,7 @@ pub fn run() -> Result<()> {
         Command::Apply(a) => apply::run(&ctx, a),
         Command::Delete(a) => delete::run(&ctx, a),
         Command::Diff(a) => diff::run(&ctx, a),
+        Command::Status(a) => status::run(&ctx, a),
         Command::Validate(a) => validate::run(&ctx, a),
         Command::Demo(a) => demo::run(a),
     }

@@ -9,6 +9,7 @@ pub mod labels;
 pub mod prune;
 pub mod resources;
 pub mod select;
+pub mod status;
 
 use crate::app::Environment;
 use crate::render::RenderedObject;
