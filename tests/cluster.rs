@@ -646,3 +646,52 @@ fn status_reports_readiness_and_wait_times_out_or_succeeds() {
         run.stdout
     );
 }
+
+#[test]
+fn validate_server_asks_the_cluster_and_changes_nothing() {
+    let s = setup();
+    let run = kf_in(
+        &s.app.root,
+        &[
+            "validate",
+            "--env",
+            "default",
+            "--server",
+            "--kubeconfig",
+            &s.kubeconfig,
+        ],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(s.server.count(), 0);
+    assert!(
+        s.server
+            .requests()
+            .iter()
+            .any(|(m, p)| m == "PATCH" && p.contains("dryRun=All"))
+    );
+    s.server.inject(Fault {
+        method: Some(hyper::Method::PATCH),
+        path: "/services/web".into(),
+        status: Some(422),
+        times: 1,
+        ..Fault::default()
+    });
+    let run = kf_in(
+        &s.app.root,
+        &[
+            "validate",
+            "--env",
+            "default",
+            "--server",
+            "--kubeconfig",
+            &s.kubeconfig,
+        ],
+    );
+    assert_eq!(run.status, 1);
+    assert!(
+        run.stderr
+            .contains("service/web (server dry run): injected fault (422)"),
+        "{}",
+        run.stderr
+    );
+}

@@ -16,6 +16,12 @@ use super::show::RenderArgs;
 pub struct ValidateArgs {
     #[command(flatten)]
     render: RenderArgs,
+    /// Also have the environment's cluster check every object with a server-side dry-run
+    /// apply (admission, defaulting and its own schemas); nothing is changed.
+    #[arg(long)]
+    server: bool,
+    #[command(flatten)]
+    cluster: super::apply::ClusterArgs,
 }
 
 pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
@@ -47,6 +53,9 @@ pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
         }
     }
     let total = rendered.objects.len();
+    if a.server {
+        errors += server_check(ctx, &a.cluster, &rendered)?;
+    }
     if errors > 0 {
         bail!(
             "{errors} of {total} objects in environment '{}' are invalid",
@@ -64,4 +73,47 @@ pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
         }
     );
     Ok(())
+}
+
+/// Server-side dry run of every object; returns how many the server rejected.
+fn server_check(
+    ctx: &Context_,
+    cluster: &super::apply::ClusterArgs,
+    rendered: &super::show::Rendered,
+) -> Result<usize> {
+    use kf::cluster::apply::{self, ApplyOptions, DryRun};
+    use kf::cluster::client::{Cluster, RetryPolicy};
+    use kf::cluster::resources::Resources;
+
+    let env = rendered.app.environment(&rendered.env)?;
+    let items = kf::cluster::prepare(&rendered.objects, &rendered.app.spec.name, &env);
+    let options = ApplyOptions {
+        dry_run: DryRun::Server,
+        force_conflicts: true,
+        concurrency: 8,
+        timeout: std::time::Duration::from_secs(60),
+    };
+    let connect_options = cluster.connect_options(ctx);
+    let outcomes = super::apply::runtime()?.block_on(async {
+        let (client, _) = kf::cluster::select::connect(&env, &connect_options).await?;
+        let cluster = Cluster::new(client, RetryPolicy::default());
+        let resources = Resources::discover(cluster.kube()).await?;
+        apply::apply(
+            &cluster,
+            resources,
+            items,
+            &env.namespace,
+            &options,
+            &mut |_| {},
+        )
+        .await
+    })?;
+    let mut rejected = 0;
+    for o in &outcomes {
+        if let Err(e) = &o.result {
+            rejected += 1;
+            eprintln!("error: {} (server dry run): {e}", o.id);
+        }
+    }
+    Ok(rejected)
 }
