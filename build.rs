@@ -21,7 +21,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let mut files = Vec::new();
-    for top in ["prototypes", "registry"] {
+    for top in ["prototypes", "registry", "schemas"] {
         println!("cargo:rerun-if-changed={top}");
         collect(&root.join(top), &mut files);
     }

@@ -21,23 +21,51 @@ pub enum Finding {
 #[derive(Default)]
 pub struct Validator {
     schemas: BTreeMap<(String, String, String), Value>,
+    /// Embedded CRD files not read yet: (file name, JSON text). Parsing all of them
+    /// costs ~100 ms, so each is read when an object first needs it.
+    unread: Vec<(&'static str, &'static str)>,
 }
 
 impl Validator {
-    /// A validator that knows the CRDs of kf's built-in registry.
+    /// A validator that knows the CRDs kf carries: those of the built-in registry's
+    /// packages and the schema-only copies in `schemas/crds/` (KServe, Seldon, Trainer,
+    /// Emissary, Istio, Flux).
     pub fn with_builtin_crds() -> Validator {
-        let mut v = Validator::default();
-        for pkg in crate::registry::builtin_packages().values() {
-            for (rel, text) in &pkg.files {
-                if rel.starts_with("crds/")
-                    && rel.ends_with(".json")
-                    && let Ok(value) = serde_json::from_str::<Value>(text)
-                {
-                    v.add_crds(&value);
+        let unread = crate::embedded::FILES
+            .iter()
+            .copied()
+            .filter(|(path, _)| {
+                path.ends_with(".json")
+                    && (path.starts_with("schemas/crds/")
+                        || (path.starts_with("registry/") && path.contains("/crds/")))
+            })
+            .map(|(path, text)| (path.rsplit('/').next().unwrap_or(path), text))
+            .collect();
+        Validator {
+            schemas: BTreeMap::new(),
+            unread,
+        }
+    }
+
+    /// Read the embedded CRD files that may define `group`/`kind`: first those named
+    /// `<group>_<kind>s…` as upstream names them, then, if that was not it, the rest.
+    fn load_for(&mut self, group: &str, version: &str, kind: &str) {
+        let key = (group.to_string(), version.to_string(), kind.to_string());
+        let likely = format!("{group}_{}", kind.to_ascii_lowercase());
+        for pass in [true, false] {
+            if self.schemas.contains_key(&key) || self.unread.is_empty() {
+                return;
+            }
+            let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.unread)
+                .into_iter()
+                .partition(|(name, _)| !pass || name.starts_with(&likely));
+            self.unread = later;
+            for (_, text) in now {
+                if let Ok(value) = serde_json::from_str::<Value>(text) {
+                    self.add_crds(&value);
                 }
             }
         }
-        v
     }
 
     /// Learn the CRDs in `value`: one CRD object, or an array or List of objects.
@@ -111,7 +139,7 @@ impl Validator {
     }
 
     /// Check one object.
-    pub fn validate(&self, obj: &Map<String, Value>) -> Option<Finding> {
+    pub fn validate(&mut self, obj: &Map<String, Value>) -> Option<Finding> {
         let api = obj
             .get("apiVersion")
             .and_then(Value::as_str)
@@ -128,6 +156,7 @@ impl Validator {
             };
         }
         let (group, version) = api.split_once('/').unwrap_or(("", api));
+        self.load_for(group, version, kind);
         let Some(schema) = self
             .schemas
             .get(&(group.into(), version.into(), kind.into()))
@@ -313,7 +342,7 @@ mod tests {
 
     #[test]
     fn builtin_kinds_catch_unknown_and_mistyped_fields() {
-        let v = Validator::default();
+        let mut v = Validator::default();
         let good = json!({"apiVersion": "apps/v1", "kind": "Deployment",
             "metadata": {"name": "d"},
             "spec": {"selector": {"matchLabels": {"app": "d"}},
