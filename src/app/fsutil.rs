@@ -37,6 +37,7 @@ pub struct FileSet {
     writes: Vec<(PathBuf, Vec<u8>)>,
     dirs: Vec<(PathBuf, DirFiles)>,
     removals: Vec<PathBuf>,
+    dir_removals: Vec<PathBuf>,
 }
 
 impl FileSet {
@@ -56,26 +57,53 @@ impl FileSet {
         self
     }
 
+    /// Remove a whole folder: it is renamed away first (before any new folder takes its
+    /// place), and deleted once everything else is in place.
+    pub fn remove_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.dir_removals.push(dir.into());
+        self
+    }
+
     pub fn remove(&mut self, path: impl Into<PathBuf>) -> &mut Self {
         self.removals.push(path.into());
         self
     }
 
     pub fn is_empty(&self) -> bool {
-        self.writes.is_empty() && self.dirs.is_empty() && self.removals.is_empty()
+        self.writes.is_empty()
+            && self.dirs.is_empty()
+            && self.removals.is_empty()
+            && self.dir_removals.is_empty()
     }
 
     /// Stage every write in a temp file, then rename them all into place and apply removals.
     pub fn commit(self) -> Result<(), WriteError> {
         let mut staged_dirs = Vec::with_capacity(self.dirs.len());
         for (dir, files) in &self.dirs {
-            staged_dirs.push((dir, stage_dir(dir, files)?));
+            let replacing = self.dir_removals.contains(dir);
+            staged_dirs.push((dir, stage_dir(dir, files, replacing)?));
         }
         let mut staged = Vec::with_capacity(self.writes.len());
         for (path, contents) in &self.writes {
             staged.push((path, stage(path, contents)?));
         }
         let mut dirs = Vec::new();
+        let mut graveyard = Vec::new();
+        for dir in &self.dir_removals {
+            let Some(parent) = dir.parent() else { continue };
+            if !dir.exists() {
+                continue;
+            }
+            let away = tempfile::Builder::new()
+                .prefix(".kf-old-")
+                .tempdir_in(parent)
+                .map_err(io_err(dir))?
+                .keep();
+            let target = away.join("x");
+            fs::rename(dir, &target).map_err(io_err(dir))?;
+            graveyard.push(away);
+            dirs.push(parent.to_path_buf());
+        }
         for (dir, temp) in staged_dirs {
             fault_point("before-rename");
             let temp = temp.keep();
@@ -112,6 +140,9 @@ impl FileSet {
         for dir in dirs {
             sync_dir(&dir)?;
         }
+        for g in graveyard {
+            let _ = fs::remove_dir_all(g);
+        }
         Ok(())
     }
 }
@@ -143,8 +174,12 @@ fn stage(path: &Path, contents: &[u8]) -> Result<NamedTempFile, WriteError> {
     Ok(temp)
 }
 
-fn stage_dir(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<tempfile::TempDir, WriteError> {
-    if dir.exists() {
+fn stage_dir(
+    dir: &Path,
+    files: &[(String, Vec<u8>)],
+    replacing: bool,
+) -> Result<tempfile::TempDir, WriteError> {
+    if dir.exists() && !replacing {
         return Err(io_err(dir)(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,
             "the folder already exists",

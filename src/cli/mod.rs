@@ -9,6 +9,7 @@ mod env;
 mod generate;
 mod init;
 mod param;
+mod registry;
 mod show;
 mod status;
 pub mod table;
@@ -59,6 +60,10 @@ enum Command {
     Delete(delete::DeleteArgs),
     Diff(diff::DiffArgs),
     Status(status::StatusArgs),
+    #[command(subcommand)]
+    Registry(registry::RegistryCommand),
+    #[command(subcommand)]
+    Pkg(registry::PkgCommand),
     Validate(validate::ValidateArgs),
     Demo(demo::DemoArgs),
 }
@@ -95,6 +100,8 @@ pub fn run() -> Result<()> {
         Command::Delete(a) => delete::run(&ctx, a),
         Command::Diff(a) => diff::run(&ctx, a),
         Command::Status(a) => status::run(&ctx, a),
+        Command::Registry(c) => registry::run_registry(&ctx, c),
+        Command::Pkg(c) => registry::run_pkg(&ctx, c),
         Command::Validate(a) => validate::run(&ctx, a),
         Command::Demo(a) => demo::run(a),
     }

@@ -6,6 +6,9 @@
 //! their prototypes, so the app holds every file it renders with (as a ksonnet app did
 //! after `ks pkg install`) and a newer kf never changes an existing app's output.
 
+pub mod manage;
+pub mod remote;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,233 @@
+use anyhow::Result;
+use clap::{Args, Subcommand};
+
+use kf::registry::manage::{self, InstallOptions};
+
+use super::{Context_, table};
+
+/// Registries: where packages of prototypes and libraries come from.
+#[derive(Subcommand)]
+pub enum RegistryCommand {
+    /// Add a registry: a folder (/path, ./path, file:///path) or a git repository
+    /// (https://…, git@…, file:///bare.git, github.com/org/repo/tree/<ref>/<path>).
+    #[command(
+        after_help = "Examples:\n  kf registry add team ./registry\n  kf registry add incubator github.com/ksonnet/parts/tree/master/incubator"
+    )]
+    Add {
+        name: String,
+        uri: String,
+        /// Record it in app.override.yaml (local, not committed).
+        #[arg(short = 'o', long = "override")]
+        r#override: bool,
+    },
+    /// List the registries (the built-in `kubeflow` is always there).
+    #[command(
+        visible_alias = "ls",
+        after_help = "Example:\n  kf registry list -o json"
+    )]
+    List {
+        #[arg(short = 'o', long, default_value = "table", value_parser = ["table", "json"])]
+        output: String,
+    },
+    /// Show a registry and its packages.
+    #[command(after_help = "Example:\n  kf registry describe kubeflow")]
+    Describe { name: String },
+    /// Point a registry at another URI.
+    #[command(
+        after_help = "Example:\n  kf registry set team --uri https://git.example.com/ml/registry.git"
+    )]
+    Set {
+        name: String,
+        #[arg(long)]
+        uri: String,
+    },
+    /// Remove a registry (installed packages stay vendored).
+    #[command(
+        visible_alias = "remove",
+        after_help = "Example:\n  kf registry rm team"
+    )]
+    Rm { name: String },
+}
+
+/// Packages: install, list, describe and remove.
+#[derive(Subcommand)]
+pub enum PkgCommand {
+    /// Vendor a package into vendor/<registry>/<package>/ and record it in app.yaml.
+    #[command(
+        after_help = "Examples:\n  kf pkg install kubeflow/tf-training\n  kf pkg install team/serving@v1.2 --name serving-v1 --env prod"
+    )]
+    Install(InstallArgs),
+    /// List packages of every registry (`*` marks installed ones), or only installed ones.
+    #[command(
+        visible_alias = "ls",
+        after_help = "Example:\n  kf pkg list --installed"
+    )]
+    List {
+        #[arg(long)]
+        installed: bool,
+    },
+    /// Show a package: description and prototypes.
+    #[command(after_help = "Example:\n  kf pkg describe kubeflow/tf-serving")]
+    Describe { package: String },
+    /// Remove an installed package and its app.yaml entries.
+    #[command(
+        visible_alias = "rm",
+        after_help = "Example:\n  kf pkg remove kubeflow/tf-training"
+    )]
+    Remove { package: String },
+}
+
+#[derive(Args)]
+pub struct InstallArgs {
+    /// <registry>/<package>[@ref]
+    package: String,
+    /// Vendor it under this name.
+    #[arg(long)]
+    name: Option<String>,
+    /// Record it for this environment only.
+    #[arg(long)]
+    env: Option<String>,
+    /// Replace an installed copy.
+    #[arg(long)]
+    force: bool,
+}
+
+pub fn run_registry(ctx: &Context_, cmd: RegistryCommand) -> Result<()> {
+    let writes = !matches!(
+        cmd,
+        RegistryCommand::List { .. } | RegistryCommand::Describe { .. }
+    );
+    let (app, _lock) = ctx.app_for(writes)?;
+    match cmd {
+        RegistryCommand::Add {
+            name,
+            uri,
+            r#override,
+        } => {
+            let r = manage::add(&app, &name, &uri, &ctx.cwd, r#override)?;
+            println!("Added registry '{}' ({} {})", r.name, r.protocol, r.uri);
+        }
+        RegistryCommand::List { output } => {
+            let regs = manage::registries(&app);
+            if output == "json" {
+                let v: Vec<serde_json::Value> = regs
+                    .iter()
+                    .map(|r| serde_json::json!({"name": r.name, "protocol": r.protocol, "uri": r.uri, "override": r.is_override}))
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                let rows: Vec<Vec<String>> = regs
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            r.name.clone(),
+                            if r.is_override {
+                                "*".into()
+                            } else {
+                                String::new()
+                            },
+                            r.protocol.clone(),
+                            r.uri.clone(),
+                        ]
+                    })
+                    .collect();
+                print!(
+                    "{}",
+                    table::render(&["NAME", "OVERRIDE", "PROTOCOL", "URI"], &rows)
+                );
+            }
+        }
+        RegistryCommand::Describe { name } => {
+            let opened = manage::open(&app, &name, None)?;
+            println!(
+                "REGISTRY NAME:\n{}\n\nURI:\n{}\n\nPROTOCOL:\n{}\n\nPACKAGES:",
+                name, opened.registry.uri, opened.registry.protocol
+            );
+            for p in opened.names() {
+                println!("  {p}");
+            }
+        }
+        RegistryCommand::Set { name, uri } => {
+            manage::set_uri(&app, &name, &uri, &ctx.cwd)?;
+            println!("Registry '{name}' now points at {uri}");
+        }
+        RegistryCommand::Rm { name } => {
+            manage::remove(&app, &name)?;
+            println!("Removed registry '{name}'");
+        }
+    }
+    Ok(())
+}
+
+pub fn run_pkg(ctx: &Context_, cmd: PkgCommand) -> Result<()> {
+    let writes = matches!(cmd, PkgCommand::Install(_) | PkgCommand::Remove { .. });
+    let (app, _lock) = ctx.app_for(writes)?;
+    match cmd {
+        PkgCommand::Install(a) => {
+            let id = manage::install(
+                &app,
+                &a.package,
+                &InstallOptions {
+                    alias: a.name,
+                    env: a.env,
+                    force: a.force,
+                },
+            )?;
+            println!("Installed {id} into vendor/{id}");
+        }
+        PkgCommand::List { installed } => {
+            let have = manage::installed(&app)?;
+            let mut rows = Vec::new();
+            if installed {
+                for (id, version) in &have {
+                    rows.push(vec![
+                        id.registry.clone(),
+                        id.name.clone(),
+                        version.clone(),
+                        "*".into(),
+                    ]);
+                }
+            } else {
+                for r in manage::registries(&app) {
+                    let opened = manage::open(&app, &r.name, None)?;
+                    for n in opened.names() {
+                        let inst = have
+                            .iter()
+                            .find(|(id, _)| id.registry == r.name && &id.name == n);
+                        rows.push(vec![
+                            r.name.clone(),
+                            n.clone(),
+                            inst.map(|(_, v)| v.clone()).unwrap_or_default(),
+                            if inst.is_some() {
+                                "*".into()
+                            } else {
+                                String::new()
+                            },
+                        ]);
+                    }
+                }
+            }
+            print!(
+                "{}",
+                table::render(&["REGISTRY", "NAME", "VERSION", "INSTALLED"], &rows)
+            );
+        }
+        PkgCommand::Describe { package } => {
+            let (reg, name, reference) = manage::parse_package_ref(&package)?;
+            let opened = manage::open(&app, &reg, reference.as_deref())?;
+            let pkg = opened.package(&name)?;
+            println!(
+                "LIBRARY NAME:\n{name}\n\nDESCRIPTION:\n{}\n\nPROTOTYPES:",
+                pkg.description
+            );
+            for p in pkg.prototypes()? {
+                println!("  {}  {}", p.name, p.short_description);
+            }
+        }
+        PkgCommand::Remove { package } => {
+            manage::uninstall(&app, &package)?;
+            println!("Removed {package}");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,356 @@
+//! Registries other than the built-in one: a folder on disk, or a git repository fetched
+//! with the `git` command (never a hosting provider's HTTP API, so no rate limits —
+//! ksonnet's #196).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use super::{Origin, Package, PackageRef, RegistryError};
+
+/// Where a registry's files come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// A folder holding registry.yaml.
+    Fs(PathBuf),
+    /// A git repository, a ref (branch, tag or commit; default branch when `None`) and the
+    /// folder in it that holds registry.yaml.
+    Git {
+        url: String,
+        reference: Option<String>,
+        subdir: String,
+    },
+}
+
+impl Source {
+    /// The `protocol` app.yaml records for it.
+    pub fn protocol(&self) -> &'static str {
+        match self {
+            Source::Fs(_) => "fs",
+            Source::Git { .. } => "git",
+        }
+    }
+}
+
+fn invalid(uri: &str, message: impl Into<String>) -> RegistryError {
+    RegistryError::Invalid {
+        path: uri.to_string(),
+        message: message.into(),
+    }
+}
+
+/// `github.com/org/repo/tree/<ref>/<path>` (with or without https://).
+fn github_tree(uri: &str) -> Option<Source> {
+    let rest = uri
+        .strip_prefix("https://")
+        .unwrap_or(uri)
+        .strip_prefix("github.com/")?;
+    let parts: Vec<&str> = rest.splitn(5, '/').collect();
+    match parts.as_slice() {
+        [org, repo, "tree", reference, path @ ..] => Some(Source::Git {
+            url: format!("https://github.com/{org}/{}", repo.trim_end_matches(".git")),
+            reference: Some(reference.to_string()),
+            subdir: path
+                .first()
+                .map(|p| p.trim_matches('/').to_string())
+                .unwrap_or_default(),
+        }),
+        [org, repo] => Some(Source::Git {
+            url: format!("https://github.com/{org}/{}", repo.trim_end_matches(".git")),
+            reference: None,
+            subdir: String::new(),
+        }),
+        _ => None,
+    }
+}
+
+/// Read a registry URI as `kf registry add` takes it. `base` resolves relative paths.
+/// A git URI may name a folder inside the repository after `//`
+/// (`https://host/repo.git//registry`), and a ref after `@` at the very end.
+pub fn parse_uri(uri: &str, base: &Path) -> Result<Source, RegistryError> {
+    let uri = uri.trim();
+    if uri.is_empty() {
+        return Err(invalid(uri, "empty registry URI"));
+    }
+    if let Some(s) = github_tree(uri) {
+        return Ok(s);
+    }
+    let local = |p: &str| {
+        let path = Path::new(p);
+        if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            base.join(path)
+        }
+    };
+    if let Some(path) = uri.strip_prefix("file://") {
+        let p = local(path);
+        // A folder with registry.yaml is read in place; anything else (a bare repository)
+        // is cloned with git.
+        if p.join("registry.yaml").is_file() {
+            return Ok(Source::Fs(p));
+        }
+        return Ok(git_source(uri));
+    }
+    if uri.starts_with("https://")
+        || uri.starts_with("http://")
+        || uri.starts_with("ssh://")
+        || uri.starts_with("git@")
+        || uri.starts_with("git://")
+    {
+        return Ok(git_source(uri));
+    }
+    if uri.starts_with('/')
+        || uri.starts_with("./")
+        || uri.starts_with("../")
+        || base.join(uri).exists()
+    {
+        return Ok(Source::Fs(local(uri)));
+    }
+    Err(invalid(
+        uri,
+        "not a registry URI: use a folder (/path, ./path, file:///path) or a git repository (https://…, git@…, github.com/org/repo/tree/<ref>/<path>)",
+    ))
+}
+
+fn git_source(uri: &str) -> Source {
+    let (rest, reference) = match uri.rsplit_once('@') {
+        // `git@host:` is a user, not a ref.
+        Some((head, r))
+            if !r.contains(':') && !r.contains('/') && !head.is_empty() && head != "git" =>
+        {
+            (head, Some(r.to_string()))
+        }
+        _ => (uri, None),
+    };
+    let scheme_end = rest.find("://").map(|i| i + 3).unwrap_or(0);
+    let (url, subdir) = match rest[scheme_end..].find("//") {
+        Some(i) => (
+            rest[..scheme_end + i].to_string(),
+            rest[scheme_end + i + 2..].trim_matches('/').to_string(),
+        ),
+        None => (rest.to_string(), String::new()),
+    };
+    Source::Git {
+        url,
+        reference,
+        subdir,
+    }
+}
+
+/// A registry's files on disk, for as long as this lives.
+pub struct Fetched {
+    pub root: PathBuf,
+    /// The commit fetched (git), recorded as the installed package's version.
+    pub version: Option<String>,
+    _checkout: Option<tempfile::TempDir>,
+}
+
+fn git(args: &[&str], dir: Option<&Path>) -> Result<(), String> {
+    let mut cmd = Command::new("git");
+    cmd.args(args).env("GIT_TERMINAL_PROMPT", "0");
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run git ({e}); install git to use git registries"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
+}
+
+/// Fetch a registry. `reference` overrides the source's git ref.
+pub fn fetch(source: &Source, reference: Option<&str>) -> Result<Fetched, RegistryError> {
+    match source {
+        Source::Fs(path) => {
+            if reference.is_some() {
+                return Err(invalid(
+                    &path.display().to_string(),
+                    "a folder registry has no versions; drop the @ref",
+                ));
+            }
+            if !path.join("registry.yaml").is_file() {
+                return Err(invalid(
+                    &path.display().to_string(),
+                    "no registry.yaml there; a registry folder holds registry.yaml and one folder per package",
+                ));
+            }
+            Ok(Fetched {
+                root: path.clone(),
+                version: None,
+                _checkout: None,
+            })
+        }
+        Source::Git {
+            url,
+            reference: own,
+            subdir,
+        } => {
+            let tmp = tempfile::Builder::new()
+                .prefix("kf-registry-")
+                .tempdir()
+                .map_err(|e| invalid(url, format!("cannot make a temp folder: {e}")))?;
+            let dest = tmp.path().join("repo");
+            let dest_s = dest.to_string_lossy().to_string();
+            let wanted = reference.or(own.as_deref());
+            let shallow = match wanted {
+                Some(r) => git(
+                    &[
+                        "clone", "--quiet", "--depth", "1", "--branch", r, url, &dest_s,
+                    ],
+                    None,
+                ),
+                None => git(&["clone", "--quiet", "--depth", "1", url, &dest_s], None),
+            };
+            if let Err(first) = shallow {
+                // A commit id cannot be cloned by name: clone everything, then check it out.
+                let Some(r) = wanted else {
+                    return Err(invalid(url, format!("git clone failed: {first}")));
+                };
+                let _ = std::fs::remove_dir_all(&dest);
+                git(&["clone", "--quiet", url, &dest_s], None)
+                    .map_err(|e| invalid(url, format!("git clone failed: {e}")))?;
+                git(&["checkout", "--quiet", r], Some(&dest))
+                    .map_err(|e| invalid(url, format!("no ref '{r}' in the repository: {e}")))?;
+            }
+            let root = if subdir.is_empty() {
+                dest.clone()
+            } else {
+                dest.join(subdir)
+            };
+            if !root.join("registry.yaml").is_file() {
+                return Err(invalid(
+                    url,
+                    format!(
+                        "no registry.yaml in '{}' of the repository",
+                        if subdir.is_empty() { "/" } else { subdir }
+                    ),
+                ));
+            }
+            let version = Command::new("git")
+                .args(["rev-parse", "HEAD"])
+                .current_dir(&dest)
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+            Ok(Fetched {
+                root,
+                version,
+                _checkout: Some(tmp),
+            })
+        }
+    }
+}
+
+/// registry.yaml: package name → folder (relative to the registry root).
+pub fn packages(root: &Path) -> Result<BTreeMap<String, PathBuf>, RegistryError> {
+    let path = root.join("registry.yaml");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| invalid(&path.display().to_string(), e.to_string()))?;
+    let doc: Value = serde_saphyr::from_str(&text)
+        .map_err(|e| invalid(&path.display().to_string(), format!("not valid YAML: {e}")))?;
+    let mut out = BTreeMap::new();
+    for (name, lib) in doc["libraries"].as_object().into_iter().flatten() {
+        let rel = lib["path"].as_str().unwrap_or(name);
+        if rel.contains("..") || Path::new(rel).is_absolute() {
+            return Err(invalid(
+                &path.display().to_string(),
+                format!("package '{name}' has path '{rel}' outside the registry"),
+            ));
+        }
+        out.insert(name.clone(), root.join(rel));
+    }
+    Ok(out)
+}
+
+/// Read a package folder (every file, recursively; no symlinks followed out of it).
+pub fn read_package(registry: &str, name: &str, dir: &Path) -> Result<Package, RegistryError> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&d).map_err(|e| invalid(&d.display().to_string(), e.to_string()))?;
+        for e in entries.flatten() {
+            let p = e.path();
+            let ft = e
+                .file_type()
+                .map_err(|e| invalid(&p.display().to_string(), e.to_string()))?;
+            if ft.is_symlink() {
+                continue;
+            }
+            if ft.is_dir() {
+                if e.file_name() != ".git" {
+                    stack.push(p);
+                }
+                continue;
+            }
+            let rel = p
+                .strip_prefix(dir)
+                .unwrap_or(&p)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = std::fs::read_to_string(&p)
+                .map_err(|e| invalid(&p.display().to_string(), format!("not a text file: {e}")))?;
+            files.insert(rel, text);
+        }
+    }
+    let description = files
+        .get("parts.yaml")
+        .and_then(|t| serde_saphyr::from_str::<Value>(t).ok())
+        .and_then(|v| v["description"].as_str().map(str::to_string))
+        .unwrap_or_default();
+    Ok(Package {
+        id: PackageRef {
+            registry: registry.to_string(),
+            name: name.to_string(),
+        },
+        description,
+        origin: Origin::Vendored(dir.to_path_buf()),
+        files,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_are_read_as_ksonnet_users_wrote_them() {
+        let base = Path::new("/app");
+        assert_eq!(
+            parse_uri("./reg", base).unwrap(),
+            Source::Fs("/app/./reg".into())
+        );
+        assert_eq!(
+            parse_uri("github.com/ksonnet/parts/tree/master/incubator", base).unwrap(),
+            Source::Git {
+                url: "https://github.com/ksonnet/parts".into(),
+                reference: Some("master".into()),
+                subdir: "incubator".into()
+            }
+        );
+        assert_eq!(
+            parse_uri("git@github.com:org/reg.git", base).unwrap(),
+            Source::Git {
+                url: "git@github.com:org/reg.git".into(),
+                reference: None,
+                subdir: String::new()
+            }
+        );
+        assert_eq!(
+            parse_uri("https://git.example.com/reg.git//kubeflow@v1.2", base).unwrap(),
+            Source::Git {
+                url: "https://git.example.com/reg.git".into(),
+                reference: Some("v1.2".into()),
+                subdir: "kubeflow".into()
+            }
+        );
+        assert!(parse_uri("registry", base).is_err());
+    }
+}
