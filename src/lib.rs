@@ -8,6 +8,7 @@ pub mod components;
 pub mod docs;
 pub mod embedded;
 pub mod engine;
+pub mod ksonnetlib;
 pub mod params;
 pub mod prototype;
 pub mod registry;

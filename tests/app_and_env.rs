@@ -60,8 +60,18 @@ fn init_with_api_spec_file_records_its_version() {
     let dir = tempfile::tempdir().unwrap();
     write(
         dir.path().join("swagger.json"),
-        r#"{"swagger":"2.0","info":{"title":"Kubernetes","version":"v1.11.5"},"paths":{}}"#,
+        r#"{"swagger":"2.0","info":{"title":"Kubernetes","version":"v1.11.5"},"paths":{},
+            "definitions":{"io.k8s.api.core.v1.ConfigMap":{"properties":{
+                "apiVersion":{"type":"string"},"kind":{"type":"string"},
+                "data":{"type":"object","additionalProperties":{"type":"string"}}},
+              "x-kubernetes-group-version-kind":[{"group":"","kind":"ConfigMap","version":"v1"}]}}}"#,
     );
+    let err = fails(
+        dir.path(),
+        &["init", "bad", "--api-spec", "file:missing.json"],
+    );
+    assert!(err.contains("missing.json"), "{err}");
+    assert!(!dir.path().join("bad").exists());
     ok(
         dir.path(),
         &["init", "a", "--api-spec", "file:swagger.json"],
@@ -71,6 +81,16 @@ fn init_with_api_spec_file_records_its_version() {
     assert!(
         dir.path()
             .join("a/lib/ksonnet-lib/v1.11.5/swagger.json")
+            .is_file()
+    );
+    let k8s = read(dir.path().join("a/lib/ksonnet-lib/v1.11.5/k8s.libsonnet"));
+    assert!(
+        k8s.contains("\"configMap\"::") && k8s.contains("withDataMixin"),
+        "{k8s}"
+    );
+    assert!(
+        dir.path()
+            .join("a/lib/ksonnet-lib/v1.11.5/k.libsonnet")
             .is_file()
     );
 }

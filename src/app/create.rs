@@ -21,8 +21,23 @@ pub struct EnvOptions {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiSpec {
     pub version: String,
-    /// The spec's bytes, when a file was given (kept as lib/ksonnet-lib/<v>/swagger.json).
-    pub swagger: Option<Vec<u8>>,
+    /// lib/ksonnet-lib/<version>/: k.libsonnet, k8s.libsonnet and swagger.json, generated
+    /// from the given spec or, without one, the spec kf carries.
+    pub lib: Vec<(&'static str, Vec<u8>)>,
+}
+
+impl ApiSpec {
+    /// `version` with ksonnet-lib from the spec kf carries.
+    pub fn carried(version: &str) -> Result<ApiSpec, AppError> {
+        let lib = crate::ksonnetlib::lib_files(None).map_err(|message| AppError::Invalid {
+            path: PathBuf::from("kf's Kubernetes spec"),
+            message,
+        })?;
+        Ok(ApiSpec {
+            version: version.to_string(),
+            lib,
+        })
+    }
 }
 
 pub fn read_api_spec(arg: &str) -> Result<ApiSpec, AppError> {
@@ -32,10 +47,7 @@ pub fn read_api_spec(arg: &str) -> Result<ApiSpec, AppError> {
         } else {
             format!("v{v}")
         };
-        return Ok(ApiSpec {
-            version: v,
-            swagger: None,
-        });
+        return ApiSpec::carried(&v);
     }
     let Some(path) = arg.strip_prefix("file:") else {
         return Err(AppError::Invalid {
@@ -64,10 +76,11 @@ pub fn read_api_spec(arg: &str) -> Result<ApiSpec, AppError> {
         .next()
         .unwrap_or(version)
         .to_string();
-    Ok(ApiSpec {
-        version,
-        swagger: Some(bytes),
-    })
+    let lib = crate::ksonnetlib::lib_files(Some(&bytes)).map_err(|message| AppError::Invalid {
+        path: path.into(),
+        message,
+    })?;
+    Ok(ApiSpec { version, lib })
 }
 
 /// Stage an environment's three files (and its ksonnet-lib spec) into `files`.
@@ -76,14 +89,9 @@ fn stage_env_files(root: &Path, env_path: &str, api: &ApiSpec, files: &mut FileS
     files.write(dir.join("main.jsonnet"), templates::ENV_MAIN);
     files.write(dir.join("params.libsonnet"), templates::ENV_PARAMS);
     files.write(dir.join("globals.libsonnet"), templates::ENV_GLOBALS);
-    if let Some(swagger) = &api.swagger {
-        files.write(
-            root.join("lib")
-                .join("ksonnet-lib")
-                .join(&api.version)
-                .join("swagger.json"),
-            swagger.clone(),
-        );
+    let lib = root.join("lib").join("ksonnet-lib").join(&api.version);
+    for (name, bytes) in &api.lib {
+        files.write(lib.join(name), bytes.clone());
     }
 }
 
@@ -132,10 +140,7 @@ pub fn init_app(target: &Path, env: &EnvOptions) -> Result<PathBuf, AppError> {
     }
     let api = match &env.api_spec {
         Some(a) => read_api_spec(a)?,
-        None => ApiSpec {
-            version: DEFAULT_K8S_VERSION.to_string(),
-            swagger: None,
-        },
+        None => ApiSpec::carried(DEFAULT_K8S_VERSION)?,
     };
     let staging = tempfile::Builder::new()
         .prefix(".kf-init-")
@@ -227,7 +232,8 @@ pub fn add_env(app: &App, env: &EnvOptions) -> Result<(), AppError> {
                 .first()
                 .map(|e| e.k8s_version.clone())
                 .unwrap_or_else(|| DEFAULT_K8S_VERSION.to_string()),
-            swagger: None,
+            // That version's lib is the app's already (or generated when rendering).
+            lib: Vec::new(),
         },
     };
     let default_server = app
@@ -333,7 +339,7 @@ pub fn update_env(app: &App, name: &str, changes: &EnvChanges) -> Result<(), App
     if let Some(a) = &changes.api_spec {
         let api = read_api_spec(a)?;
         entry.k8s_version = api.version.clone();
-        swagger = api.swagger.map(|s| (api.version, s));
+        swagger = Some((api.version, api.lib));
     }
     let mut new_name = name.to_string();
     if let Some(r) = &changes.rename {
@@ -359,15 +365,12 @@ pub fn update_env(app: &App, name: &str, changes: &EnvChanges) -> Result<(), App
         spec.environments.insert(new_name.clone(), entry);
         files.write(app.root.join(super::APP_FILE), App::render_spec(&spec));
     }
-    if let Some((version, bytes)) = swagger {
-        let path = app
-            .root
-            .join("lib")
-            .join("ksonnet-lib")
-            .join(&version)
-            .join("swagger.json");
-        create_parents(&files, std::slice::from_ref(&path))?;
-        files.write(path, bytes);
+    if let Some((version, lib)) = swagger {
+        let dir = app.root.join("lib").join("ksonnet-lib").join(&version);
+        create_parents(&files, &[dir.join("x")])?;
+        for (name, bytes) in lib {
+            files.write(dir.join(name), bytes);
+        }
     }
     if new_name != name {
         let from = app.env_dir(&env);

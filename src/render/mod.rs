@@ -96,10 +96,12 @@ pub fn search_paths(app: &App, env: &Environment, extra: &[PathBuf]) -> Vec<Path
         app.env_dir(env),
         app.root.join("vendor"),
         app.root.join("lib"),
-        app.root
-            .join("lib")
-            .join("ksonnet-lib")
-            .join(&env.k8s_version),
+        crate::ksonnetlib::lib_dir(
+            &app.root
+                .join("lib")
+                .join("ksonnet-lib")
+                .join(&env.k8s_version),
+        ),
         app.components_dir(),
     ];
     paths.extend(extra.iter().cloned());
@@ -111,8 +113,11 @@ pub fn new_engine(app: &App, env: &Environment, options: &RenderOptions) -> Engi
         display_root: app.root.clone(),
         search_paths: search_paths(app, env, &options.jpaths),
         aliases: crate::registry::version_aliases(app),
+        // The app, the -J folders, and the generated ksonnet-lib (which may live in
+        // kf's cache folder).
         sandbox: std::iter::once(app.root.clone())
             .chain(options.jpaths.iter().cloned())
+            .chain(std::iter::once(search_paths(app, env, &[])[4].clone()))
             .collect(),
         max_stack: options
             .max_stack
