@@ -5,6 +5,7 @@ pub mod fsutil;
 pub mod lock;
 pub mod spec;
 pub mod templates;
+pub mod upgrade;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -13,6 +13,7 @@ mod registry;
 mod show;
 mod status;
 pub mod table;
+mod upgrade;
 mod validate;
 
 use std::path::PathBuf;
@@ -65,6 +66,7 @@ enum Command {
     #[command(subcommand)]
     Pkg(registry::PkgCommand),
     Validate(validate::ValidateArgs),
+    Upgrade(upgrade::UpgradeArgs),
     Demo(demo::DemoArgs),
 }
 
@@ -103,6 +105,7 @@ pub fn run() -> Result<()> {
         Command::Registry(c) => registry::run_registry(&ctx, c),
         Command::Pkg(c) => registry::run_pkg(&ctx, c),
         Command::Validate(a) => validate::run(&ctx, a),
+        Command::Upgrade(a) => upgrade::run(&ctx, a),
         Command::Demo(a) => demo::run(a),
     }
 }

@@ -1,0 +1,98 @@
+//! `kf upgrade`: rewrite an app.yaml of ksonnet 0.11 (apiVersion 0.1.0) or 0.12 (0.2.0)
+//! in the 0.3.0 shape. kf reads the old shapes as they are (migrating them in memory);
+//! this makes the migration permanent, as `ks upgrade` did.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::{App, AppError, FileSet, spec};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub from: String,
+    /// One line per change, for the user.
+    pub changes: Vec<String>,
+    /// The new app.yaml.
+    pub app_yaml: String,
+    /// Files that the 0.3.0 shape no longer has (environments/<env>/spec.json).
+    pub removed: Vec<PathBuf>,
+}
+
+impl Plan {
+    pub fn is_noop(&self) -> bool {
+        self.changes.is_empty()
+    }
+}
+
+/// What upgrading would change.
+pub fn plan(app: &App) -> Plan {
+    let mut spec = app.spec.clone();
+    let from = spec.api_version.clone();
+    let mut changes = Vec::new();
+    let mut removed = Vec::new();
+    if from != spec::CURRENT_API_VERSION {
+        changes.push(format!(
+            "app.yaml: apiVersion {from} -> {}",
+            spec::CURRENT_API_VERSION
+        ));
+        spec.api_version = spec::CURRENT_API_VERSION.to_string();
+    }
+    for (name, env) in spec.environments.iter_mut() {
+        if env.k8s_version.is_empty() {
+            changes.push(format!(
+                "environment '{name}': k8sVersion recorded as {} (what kf renders it with)",
+                spec::DEFAULT_K8S_VERSION
+            ));
+            env.k8s_version = spec::DEFAULT_K8S_VERSION.to_string();
+        }
+    }
+    if matches!(from.as_str(), "0.0.1" | "0.1.0") {
+        for (name, env) in &spec.environments {
+            let spec_json = app.environments_dir().join(&env.path).join("spec.json");
+            if spec_json.is_file() {
+                changes.push(format!(
+                    "environment '{name}': destination moved from environments/{}/spec.json into app.yaml",
+                    env.path
+                ));
+                removed.push(spec_json);
+            }
+        }
+    }
+    // 0.3.0 keys libraries by `<registry>/<name>`.
+    let old: Vec<(String, Value)> = spec
+        .libraries
+        .iter()
+        .filter(|(k, _)| !k.contains('/'))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for (key, lib) in old {
+        if let Some(reg) = lib.get("registry").and_then(Value::as_str) {
+            let name = lib.get("name").and_then(Value::as_str).unwrap_or(&key);
+            let new_key = format!("{reg}/{name}");
+            changes.push(format!("library '{key}' is now keyed '{new_key}'"));
+            spec.libraries.remove(&key);
+            spec.libraries.insert(new_key, lib);
+        }
+    }
+    Plan {
+        from,
+        changes,
+        app_yaml: App::render_spec(&spec),
+        removed,
+    }
+}
+
+/// Carry out a plan in one atomic step.
+pub fn apply(app: &App, plan: &Plan) -> Result<(), AppError> {
+    if plan.is_noop() {
+        return Ok(());
+    }
+    let mut files = FileSet::new();
+    files.write(app.root.join(super::APP_FILE), plan.app_yaml.clone());
+    for f in &plan.removed {
+        files.remove(f);
+    }
+    files.commit()?;
+    Ok(())
+}

@@ -1,0 +1,247 @@
+//! Apps in the shapes ksonnet 0.11, 0.12 and 0.13 left behind — built by hand, with a
+//! vendored package that uses ksonnet-lib, env main.jsonnet patches and no lib/ (a fresh
+//! clone) — render every environment, identically; `kf upgrade` moves the old ones to
+//! 0.3.0. And an app made the ksonnet way, from a registry in ksonnet's format.
+
+mod support;
+
+use std::path::Path;
+
+use support::*;
+
+const WEB_LIB: &str = r#"local k = import 'k.libsonnet';
+{
+  parts:: {
+    deployment(name, image, replicas)::
+      local deployment = k.apps.v1beta1.deployment;
+      local container = deployment.mixin.spec.template.spec.containersType;
+      local port = container.portsType;
+      deployment.new(name, replicas, [container.new(name, image) + container.withPorts(port.new(80))], { app: name })
+      + deployment.mixin.spec.template.spec.withVolumesMixin([k.core.v1.volume.fromEmptyDir('cache')]),
+    service(name)::
+      local service = k.core.v1.service;
+      service.new(name, { app: name }, [service.mixin.spec.portsType.new(80, 80)]),
+  },
+}
+"#;
+
+const WEB_COMPONENT: &str = r#"local env = std.extVar("__ksonnet/environments");
+local params = std.extVar("__ksonnet/params").components.web;
+local web = import "incubator/web/web.libsonnet";
+local k = import "k.libsonnet";
+k.core.v1.list.new([web.parts.deployment(params.name, params.image, params.replicas), web.parts.service(params.name)])
+"#;
+
+const PARAMS: &str = "{\n  global: {},\n  components: {\n    web: {\n      image: \"nginx:1.15\",\n      name: \"web\",\n      replicas: 1,\n    },\n    settings: {\n      data: { mode: \"fast\" },\n    },\n  },\n}\n";
+
+fn common(root: &Path, vendor_dir: &str) {
+    write(root.join("components/params.libsonnet"), PARAMS);
+    write(root.join("components/web.jsonnet"), WEB_COMPONENT);
+    write(
+        root.join("components/settings.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: slow\n",
+    );
+    write(
+        root.join(format!("vendor/incubator/{vendor_dir}/web.libsonnet")),
+        WEB_LIB,
+    );
+    write(
+        root.join(format!("vendor/incubator/{vendor_dir}/parts.yaml")),
+        "{\n  \"name\": \"web\",\n  \"apiVersion\": \"0.0.1\",\n  \"kind\": \"ksonnet.io/parts\",\n  \"description\": \"web\"\n}\n",
+    );
+    write(
+        root.join("environments/base.libsonnet"),
+        "local components = std.extVar(\"__ksonnet/components\");\ncomponents + {\n}\n",
+    );
+    for env in ["dev", "prod"] {
+        let patch = if env == "prod" {
+            "  settings+: { metadata+: { labels+: { tier: 'prod' } } },\n"
+        } else {
+            ""
+        };
+        write(
+            root.join(format!("environments/{env}/main.jsonnet")),
+            &format!("local base = import \"../base.libsonnet\";\nbase + {{\n{patch}}}\n"),
+        );
+    }
+}
+
+fn ksonnet_013_params(root: &Path) {
+    for env in ["dev", "prod"] {
+        let overrides = if env == "prod" {
+            "    web+: { replicas: 3 },\n"
+        } else {
+            ""
+        };
+        write(
+            root.join(format!("environments/{env}/params.libsonnet")),
+            &format!(
+                "local params = std.extVar(\"__ksonnet/params\");\nlocal globals = import \"globals.libsonnet\";\nlocal envParams = params + {{\n  components+: {{\n{overrides}  }},\n}};\n\n{{\n  components: {{\n    [x]: envParams.components[x] + globals\n    for x in std.objectFields(envParams.components)\n  }},\n}}\n"
+            ),
+        );
+        write(
+            root.join(format!("environments/{env}/globals.libsonnet")),
+            "{\n}\n",
+        );
+    }
+}
+
+/// ksonnet 0.11: app.yaml 0.1.0, destinations in spec.json, params importing the module file.
+fn app_011(root: &Path) {
+    write(
+        root.join("app.yaml"),
+        "apiVersion: 0.1.0\nkind: ksonnet.io/app\nname: shop\nregistries:\n  incubator:\n    protocol: github\n    uri: github.com/ksonnet/parts/tree/master/incubator\nlibraries:\n  web:\n    name: web\n    registry: incubator\n    version: 0123abcd\nversion: 0.0.1\n",
+    );
+    common(root, "web");
+    for (env, ns) in [("dev", "shop-dev"), ("prod", "shop-prod")] {
+        write(
+            root.join(format!("environments/{env}/spec.json")),
+            &format!(
+                "{{\n  \"server\": \"https://k8s.example.com\",\n  \"namespace\": \"{ns}\"\n}}\n"
+            ),
+        );
+        let overrides = if env == "prod" {
+            "    web+: { replicas: 3 },\n"
+        } else {
+            ""
+        };
+        write(
+            root.join(format!("environments/{env}/params.libsonnet")),
+            &format!(
+                "local params = import \"../../components/params.libsonnet\";\nparams + {{\n  components+: {{\n{overrides}  }},\n}}\n"
+            ),
+        );
+    }
+}
+
+/// ksonnet 0.12: app.yaml 0.2.0 with environments, libraries keyed by name.
+fn app_012(root: &Path) {
+    write(
+        root.join("app.yaml"),
+        "apiVersion: 0.2.0\nenvironments:\n  dev:\n    destination:\n      namespace: shop-dev\n      server: https://k8s.example.com\n    k8sVersion: v1.9.0\n    path: dev\n  prod:\n    destination:\n      namespace: shop-prod\n      server: https://k8s.example.com\n    k8sVersion: v1.9.0\n    path: prod\nkind: ksonnet.io/app\nlibraries:\n  web:\n    name: web\n    registry: incubator\n    version: 0123abcd\nname: shop\nregistries:\n  incubator:\n    protocol: github\n    uri: github.com/ksonnet/parts/tree/master/incubator\nversion: 0.0.1\n",
+    );
+    common(root, "web");
+    ksonnet_013_params(root);
+}
+
+/// ksonnet 0.13: app.yaml 0.3.0, libraries keyed registry/name, vendor/<reg>/<pkg>@<sha>/.
+fn app_013(root: &Path) {
+    write(
+        root.join("app.yaml"),
+        "apiVersion: 0.3.0\nenvironments:\n  dev:\n    destination:\n      namespace: shop-dev\n      server: https://k8s.example.com\n    k8sVersion: v1.10.3\n    path: dev\n  prod:\n    destination:\n      namespace: shop-prod\n      server: https://k8s.example.com\n    k8sVersion: v1.10.3\n    path: prod\nkind: ksonnet.io/app\nlibraries:\n  incubator/web:\n    name: web\n    registry: incubator\n    version: 0123abcd\nname: shop\nregistries:\n  incubator:\n    protocol: github\n    uri: github.com/ksonnet/parts/tree/master/incubator\nversion: 0.0.1\n",
+    );
+    common(root, "web@0123abcd");
+    ksonnet_013_params(root);
+}
+
+#[test]
+fn ksonnet_011_012_013_apps_render_the_same_objects_without_lib() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut renders = Vec::new();
+    for (name, make) in [
+        ("v011", app_011 as fn(&Path)),
+        ("v012", app_012),
+        ("v013", app_013),
+    ] {
+        let root = dir.path().join(name);
+        make(&root);
+        assert!(!root.join("lib").exists());
+        let dev = ok(&root, &["show", "dev"]);
+        let prod = ok(&root, &["show", "prod"]);
+        assert!(
+            dev.contains("replicas: 1") && prod.contains("replicas: 3"),
+            "{name}: {prod}"
+        );
+        assert!(
+            prod.contains("namespace: shop-prod") || !prod.contains("namespace: shop-dev"),
+            "{name}"
+        );
+        assert!(
+            prod.contains("tier: prod") && !dev.contains("tier: prod"),
+            "{name}: main.jsonnet patch"
+        );
+        assert!(
+            prod.contains("mode: fast"),
+            "{name}: YAML component patched with its params: {prod}"
+        );
+        assert!(
+            prod.contains("apiVersion: apps/v1beta1") && prod.contains("emptyDir: {}"),
+            "{name}: {prod}"
+        );
+        renders.push((name, dev, prod));
+    }
+    assert_eq!(renders[0].1, renders[1].1, "0.11 and 0.12 render the same");
+    assert_eq!(renders[1].1, renders[2].1, "0.12 and 0.13 render the same");
+    assert_eq!(renders[0].2, renders[2].2);
+    golden("ksonnet-apps/shop-prod.yaml", &renders[2].2);
+}
+
+#[test]
+fn upgrade_rewrites_old_apps_to_0_3_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("old");
+    app_011(&root);
+    let before_show = ok(&root, &["show", "prod"]);
+    let before = snapshot(&root);
+    let dry = ok(&root, &["upgrade", "--dry-run"]);
+    assert!(dry.contains("apiVersion 0.1.0 -> 0.3.0"), "{dry}");
+    assert!(dry.contains("environments/prod/spec.json"), "{dry}");
+    assert!(
+        dry.contains("library 'web' is now keyed 'incubator/web'"),
+        "{dry}"
+    );
+    assert_eq!(snapshot(&root), before, "a dry run writes nothing");
+
+    ok(&root, &["upgrade"]);
+    let yaml = read(root.join("app.yaml"));
+    assert!(yaml.starts_with("apiVersion: \"0.3.0\"\n"), "{yaml}");
+    assert!(yaml.contains("k8sVersion: v1.10.3"), "{yaml}");
+    assert!(
+        yaml.contains("incubator/web:") && yaml.contains("namespace: shop-prod"),
+        "{yaml}"
+    );
+    assert!(!root.join("environments/prod/spec.json").exists());
+    assert_eq!(ok(&root, &["show", "prod"]), before_show);
+    assert!(ok(&root, &["upgrade"]).contains("nothing to do"));
+}
+
+#[test]
+fn an_app_made_the_ksonnet_way_from_a_ksonnet_format_registry() {
+    let dir = tempfile::tempdir().unwrap();
+    let reg = dir.path().join("parts");
+    write(
+        reg.join("registry.yaml"),
+        "apiVersion: '0.1'\nkind: ksonnet.io/registry\nlibraries:\n  web:\n    path: web\n    version: master\n",
+    );
+    write(
+        reg.join("web/parts.yaml"),
+        "name: web\napiVersion: 0.0.1\nkind: ksonnet.io/parts\ndescription: A web app\n",
+    );
+    write(
+        reg.join("web/web.libsonnet"),
+        &WEB_LIB.replace("incubator", "parts"),
+    );
+    write(
+        reg.join("web/prototypes/web-app.jsonnet"),
+        "// @apiVersion 0.1\n// @name io.ksonnet.pkg.web-app\n// @description A Deployment and a Service built with ksonnet-lib.\n// @shortDescription Web app\n// @param name string Name\n// @optionalParam image string nginx:1.15 Image\n// @optionalParam replicas number 1 Replicas\nlocal k = import 'k.libsonnet';\nlocal web = import 'incubator/web/web.libsonnet';\nk.core.v1.list.new([web.parts.deployment(import 'param://name', import 'param://image', import 'param://replicas'), web.parts.service(import 'param://name')])\n",
+    );
+    ok(dir.path(), &["init", "shop", "--namespace", "shop-dev"]);
+    let root = dir.path().join("shop");
+    ok(&root, &["env", "add", "prod", "--namespace", "shop-prod"]);
+    ok(&root, &["registry", "add", "incubator", "../parts"]);
+    ok(&root, &["pkg", "install", "incubator/web"]);
+    ok(
+        &root,
+        &["generate", "web-app", "store", "--image=nginx:1.27"],
+    );
+    ok(
+        &root,
+        &["param", "set", "store", "replicas", "4", "--env", "prod"],
+    );
+    let prod = ok(&root, &["show", "prod"]);
+    assert!(
+        prod.contains("replicas: 4") && prod.contains("image: nginx:1.27"),
+        "{prod}"
+    );
+    golden("ksonnet-apps/store-prod.yaml", &prod);
+}
