@@ -180,4 +180,28 @@ fn runaway_evaluation_ends_with_a_clear_error() {
     );
     let err = fails(&app.root, &["show", "default", "--max-stack", "50"]);
     assert!(err.contains("stack"), "{err}");
+    std::fs::remove_file(app.root.join("components/forever.jsonnet")).unwrap();
+
+    // A huge std.range: beyond 32 bits jrsonnet refuses it; below, kf refuses to
+    // manifest the array instead of eating all memory.
+    component(
+        &app,
+        "huge",
+        "{ apiVersion: 'v1', kind: 'List', items: std.range(0, 2000000000) }\n",
+    );
+    let err = fails(&app.root, &["show", "default"]);
+    assert!(
+        err.contains("component 'huge'") && err.contains("at most 1000000 items"),
+        "{err}"
+    );
+    component(
+        &app,
+        "huge",
+        "{ apiVersion: 'v1', kind: 'List', items: std.range(0, 1e12) }\n",
+    );
+    let err = fails(&app.root, &["show", "default"]);
+    assert!(
+        err.contains("component 'huge'") && err.contains("out of bounds"),
+        "{err}"
+    );
 }

@@ -142,6 +142,9 @@ pub enum TlaValue {
 }
 
 /// Objects come out with sorted keys, numbers as integers where they are whole.
+/// The longest array kf manifests.
+pub const MAX_ARRAY_ITEMS: usize = 1_000_000;
+
 fn val_to_json(val: &Val) -> jrsonnet_evaluator::Result<Value> {
     Ok(match val {
         Val::Null => Value::Null,
@@ -149,6 +152,18 @@ fn val_to_json(val: &Val) -> jrsonnet_evaluator::Result<Value> {
         Val::Str(s) => Value::String(s.clone().into_flat().to_string()),
         Val::Num(n) => number_to_json(n.get()),
         Val::Arr(arr) => {
+            // No manifest holds a million-item list; a runaway std.range would otherwise
+            // eat all memory before anything else stops it.
+            if arr.len() as usize > MAX_ARRAY_ITEMS {
+                return Err(jrsonnet_evaluator::RuntimeError(
+                    format!(
+                        "an array of {} items: kf renders at most {MAX_ARRAY_ITEMS} items per array (a runaway std.range?)",
+                        arr.len()
+                    )
+                    .into(),
+                )
+                .into());
+            }
             let mut out = Vec::with_capacity(arr.len() as usize);
             for (i, item) in arr.iter().enumerate() {
                 let item = jrsonnet_evaluator::in_description_frame(
