@@ -144,3 +144,31 @@ fn objects_come_out_namespaces_first_then_by_kind_order_then_name() {
     .collect();
     assert_eq!(kinds_and_names, expected);
 }
+
+#[test]
+fn demo_renders_an_ml_app_with_gpus_in_prod() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = dir.path().join("demo-app");
+    let out = ok(dir.path(), &["demo", "--keep", keep.to_str().unwrap()]);
+    for kind in [
+        "kind: TFJob",
+        "kind: Deployment",
+        "kind: Service",
+        "kind: ConfigMap",
+    ] {
+        assert!(out.contains(kind), "{kind} in:\n{out}");
+    }
+    assert!(
+        out.contains("nvidia.com/gpu: 2") && out.contains("nvidia-tesla-t4"),
+        "{out}"
+    );
+    assert!(
+        out.contains("image: tensorflow/serving:2.18.0-gpu"),
+        "{out}"
+    );
+    assert!(out.contains("namespace: ml-prod"), "{out}");
+    // The kept app is a normal app: its dev env has no GPUs.
+    let dev = ok(&keep, &["show", "dev"]);
+    assert!(!dev.contains("nvidia.com/gpu"), "{dev}");
+    assert!(keep.join("vendor/kubeflow/tf-training").is_dir());
+}

@@ -71,6 +71,25 @@ pub fn run(a: DemoArgs) -> Result<()> {
         "model-config",
         &raw(&[("data", r#"{"MODEL_NAME":"mnist","ENABLE_BATCHING":"yes"}"#)]),
     )?;
+    generate(
+        &app,
+        &catalog,
+        "tf-job",
+        "mnist-train",
+        &raw(&[
+            ("numWorkers", "2"),
+            ("args", r#"["python","/opt/mnist.py"]"#),
+        ]),
+    )?;
+    let app = App::load(&root)?;
+    generate(
+        &app,
+        &catalog,
+        "tf-serving",
+        "mnist",
+        &raw(&[("modelBasePath", "gs://kubeflow-examples-data/mnist")]),
+    )?;
+    let app = App::load(&root)?;
     let prod = |component: &str, key: &str| ParamTarget {
         component: Some(component.into()),
         key: key.into(),
@@ -83,6 +102,14 @@ pub fn run(a: DemoArgs) -> Result<()> {
         "1.10",
         true,
     )?;
+    set(&app, &prod("mnist-train", "workerGpus"), "2", false)?;
+    set(
+        &app,
+        &prod("mnist-train", "gpuNodeSelector"),
+        "cloud.google.com/gke-accelerator=nvidia-tesla-t4",
+        false,
+    )?;
+    set(&app, &prod("mnist", "numGpus"), "1", false)?;
     let objects = kf::render::render(&app, "prod", &RenderOptions::default())?;
     print!("{}", output::to_yaml_stream(&objects));
     if let Some(dir) = a.keep {
