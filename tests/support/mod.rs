@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod apiserver;
+pub mod cluster;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,0 +1,178 @@
+//! The cluster the cluster tests run against: the in-process test API server by default,
+//! or a real cluster when `KF_TEST_KUBECONFIG` names a kubeconfig (its current context
+//! is used; each test works in its own new namespace, deleted afterwards). Tests that
+//! inject faults or count requests do those parts only against the test server.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::Value;
+
+use super::apiserver::ApiServer;
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+pub struct Real {
+    kubeconfig: PathBuf,
+    server: String,
+    runtime: tokio::runtime::Runtime,
+    cluster: kf::cluster::client::Cluster,
+}
+
+pub enum Backend {
+    Fake(ApiServer),
+    Real(Real),
+}
+
+pub struct TestCluster {
+    pub backend: Backend,
+    /// The namespace the test's environment deploys to.
+    pub namespace: String,
+}
+
+fn version_of(group: &str) -> &'static str {
+    match group {
+        "" | "apps" | "example.com" | "apiextensions.k8s.io" | "rbac.authorization.k8s.io" => "v1",
+        _ => "v1",
+    }
+}
+
+fn path(group: &str, plural: &str, namespace: &str, name: &str) -> String {
+    let base = if group.is_empty() {
+        "/api/v1".to_string()
+    } else {
+        format!("/apis/{group}/{}", version_of(group))
+    };
+    let ns = if namespace.is_empty() {
+        String::new()
+    } else {
+        format!("/namespaces/{namespace}")
+    };
+    format!("{base}{ns}/{plural}/{name}")
+}
+
+impl TestCluster {
+    pub fn start() -> TestCluster {
+        let Some(kubeconfig) = std::env::var_os("KF_TEST_KUBECONFIG") else {
+            return TestCluster {
+                backend: Backend::Fake(ApiServer::start()),
+                namespace: "ml-dev".into(),
+            };
+        };
+        let kubeconfig = PathBuf::from(kubeconfig);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (client, server) = runtime.block_on(async {
+            let kc = kube::config::Kubeconfig::read_from(&kubeconfig).expect("KF_TEST_KUBECONFIG");
+            let config = kube::Config::from_custom_kubeconfig(kc, &Default::default())
+                .await
+                .expect("a usable current context");
+            let server = config
+                .cluster_url
+                .to_string()
+                .trim_end_matches('/')
+                .to_string();
+            (kube::Client::try_from(config).unwrap(), server)
+        });
+        let cluster = kf::cluster::client::Cluster::new(client, Default::default());
+        let namespace = format!(
+            "kf-test-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        );
+        let real = Real {
+            kubeconfig,
+            server,
+            runtime,
+            cluster,
+        };
+        let tc = TestCluster {
+            backend: Backend::Real(real),
+            namespace: namespace.clone(),
+        };
+        tc.put(
+            "",
+            "namespaces",
+            "",
+            serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}),
+            "kf-test",
+        );
+        tc
+    }
+
+    pub fn fake(&self) -> Option<&ApiServer> {
+        match &self.backend {
+            Backend::Fake(f) => Some(f),
+            Backend::Real(_) => None,
+        }
+    }
+
+    /// The `server` an environment records for this cluster.
+    pub fn url(&self) -> String {
+        match &self.backend {
+            Backend::Fake(f) => f.url.clone(),
+            Backend::Real(r) => r.server.clone(),
+        }
+    }
+
+    pub fn kubeconfig(&self, dir: &Path) -> PathBuf {
+        match &self.backend {
+            Backend::Fake(f) => f.kubeconfig(dir),
+            Backend::Real(r) => r.kubeconfig.clone(),
+        }
+    }
+
+    /// An object, by group, plural, namespace ("" for cluster-scoped) and name.
+    pub fn get(&self, group: &str, plural: &str, namespace: &str, name: &str) -> Option<Value> {
+        match &self.backend {
+            Backend::Fake(f) => f.get(group, plural, namespace, name),
+            Backend::Real(r) => {
+                let p = path(group, plural, namespace, name);
+                r.runtime
+                    .block_on(r.cluster.get(&p))
+                    .ok()
+                    .map(|reply| reply.body)
+            }
+        }
+    }
+
+    /// Apply an object as another tool would (its own field manager, forcing).
+    pub fn put(&self, group: &str, plural: &str, namespace: &str, object: Value, manager: &str) {
+        match &self.backend {
+            Backend::Fake(f) => f.put(group, plural, namespace, object, manager),
+            Backend::Real(r) => {
+                let name = object["metadata"]["name"].as_str().unwrap().to_string();
+                let p = format!(
+                    "{}?fieldManager={manager}&force=true",
+                    path(group, plural, namespace, &name)
+                );
+                r.runtime
+                    .block_on(r.cluster.request(
+                        http::Method::PATCH,
+                        &p,
+                        Some("application/apply-patch+yaml"),
+                        serde_json::to_vec(&object).unwrap(),
+                    ))
+                    .unwrap_or_else(|e| panic!("put {p}: {e}"));
+            }
+        }
+    }
+}
+
+impl Drop for TestCluster {
+    fn drop(&mut self) {
+        if let Backend::Real(r) = &self.backend {
+            let p = format!("/api/v1/namespaces/{}", self.namespace);
+            let _ =
+                r.runtime.block_on(
+                    r.cluster
+                        .request(http::Method::DELETE, &p, None, Vec::new()),
+                );
+        }
+    }
+}
