@@ -786,3 +786,24 @@ fn validate_server_asks_the_cluster_and_changes_nothing() {
         run.stderr
     );
 }
+
+#[test]
+fn an_empty_namespace_means_the_envs_and_prune_keeps_the_object() {
+    let s = setup();
+    write(
+        s.app.root.join("components/blank.jsonnet"),
+        "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'blank', namespace: '' } }\n",
+    );
+    for _ in 0..2 {
+        let run = s.apply(&["--prune"]);
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        assert!(!run.stdout.contains("pruned"), "{}", run.stdout);
+    }
+    assert!(s.cluster.get("", "configmaps", &s.ns, "blank").is_some());
+    let st = kf_in(
+        &s.app.root,
+        &["status", "--env", "default", "--kubeconfig", &s.kubeconfig],
+    );
+    assert!(st.stdout.contains("configmap/blank"), "{}", st.stdout);
+    assert!(!st.stdout.contains("Missing"), "{}", st.stdout);
+}

@@ -74,6 +74,9 @@ pub struct ApplyArgs {
 /// `90`, `30s`, `5m`, `1h`, `1m30s`.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let bad = || format!("'{s}' is not a duration; use e.g. 30s, 5m or 1h");
+    if s.is_empty() {
+        return Err(bad());
+    }
     if let Ok(secs) = s.parse::<u64>() {
         return Ok(Duration::from_secs(secs));
     }
@@ -86,12 +89,16 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         }
         let n: u64 = number.parse().map_err(|_| bad())?;
         number.clear();
-        total += n * match c {
+        let unit = match c {
             's' => 1,
             'm' => 60,
             'h' => 3600,
             _ => return Err(bad()),
         };
+        total = n
+            .checked_mul(unit)
+            .and_then(|x| total.checked_add(x))
+            .ok_or_else(bad)?;
     }
     if !number.is_empty() {
         return Err(bad());
@@ -139,6 +146,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
                             .get("metadata")
                             .and_then(|m| m.get("namespace"))
                             .and_then(|n| n.as_str())
+                            .filter(|n| !n.is_empty())
                             .unwrap_or(&env.namespace)
                             .to_string()
                     } else {

@@ -70,6 +70,7 @@ pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
                     .get("metadata")
                     .and_then(|m| m.get("namespace"))
                     .and_then(|n| n.as_str())
+                    .filter(|n| !n.is_empty())
                     .unwrap_or(&env.namespace)
                     .to_string()
             });

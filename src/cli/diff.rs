@@ -182,6 +182,7 @@ fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
                     .get("metadata")
                     .and_then(|m| m.get("namespace"))
                     .and_then(|n| n.as_str())
+                    .filter(|n| !n.is_empty())
                     .unwrap_or(&env.namespace)
                     .to_string()
             });

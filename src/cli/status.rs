@@ -49,6 +49,7 @@ pub fn watched(items: &[Item], resources: &Resources, env_namespace: &str) -> Ve
                     .get("metadata")
                     .and_then(|m| m.get("namespace"))
                     .and_then(|n| n.as_str())
+                    .filter(|n| !n.is_empty())
                     .unwrap_or(env_namespace)
                     .to_string()
             });

@@ -75,7 +75,10 @@ fn retryable(a: &Attempt) -> bool {
             429 | 500 | 502 | 503 | 504 => true,
             // An optimistic-concurrency conflict is worth retrying; a field-manager
             // conflict of server-side apply is not (it needs --force-conflicts).
-            409 => !r.message().contains("Apply failed with"),
+            409 => {
+                let m = r.message();
+                !m.contains("Apply failed with") && !m.contains("Precondition")
+            }
             _ => false,
         },
     }

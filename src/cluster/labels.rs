@@ -10,8 +10,8 @@ pub const ENVIRONMENT: &str = "kf.dev/environment";
 pub const PRUNE: &str = "kf.dev/prune";
 
 /// A string made into a valid label value: at most 63 characters of `[A-Za-z0-9-_.]`,
-/// starting and ending alphanumeric (`us-west/prod` → `us-west.prod`). Long values keep a
-/// hash of the whole so that two never collide.
+/// starting and ending alphanumeric. A value that had to change (`us-west/prod` →
+/// `us-west.prod-<hash>`) or be shortened keeps a hash of the original, so two never collide.
 pub fn label_value(s: &str) -> String {
     let mapped: String = s
         .chars()
@@ -28,9 +28,8 @@ pub fn label_value(s: &str) -> String {
     let hash = s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
     });
-    if trimmed.len() <= 63 {
-        return trimmed.to_string();
-    }
+    // A changed or shortened value keeps a hash of the original, so that `a/b` and `a.b`
+    // (or `prod_` and `prod`) never share a label and one env's prune never sees the other's.
     let head: String = trimmed.chars().take(54).collect();
     format!(
         "{}-{:08x}",
@@ -77,7 +76,13 @@ mod tests {
     #[test]
     fn label_values_are_valid_and_distinct() {
         assert_eq!(label_value("prod"), "prod");
-        assert_eq!(label_value("us-west/prod"), "us-west.prod");
+        let nested = label_value("us-west/prod");
+        assert!(
+            nested.starts_with("us-west.prod-") && nested.len() <= 63,
+            "{nested}"
+        );
+        assert_ne!(nested, label_value("us-west.prod"));
+        assert_ne!(label_value("prod_"), label_value("prod"));
         let long = "a".repeat(80);
         let v = label_value(&long);
         assert!(v.len() <= 63, "{v}");

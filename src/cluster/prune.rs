@@ -179,6 +179,12 @@ pub async fn delete(
             {
                 Ok(_) => Ok(true),
                 Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => Ok(false),
+                // Recreated meanwhile (another UID): not the object kf meant; left alone.
+                Err(Failure::Status(r))
+                    if r.status == StatusCode::CONFLICT && r.message().contains("Precondition") =>
+                {
+                    Ok(false)
+                }
                 Err(e) => Err(e.to_string()),
             };
             Deleted { id, result }

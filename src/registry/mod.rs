@@ -196,6 +196,10 @@ pub fn vendored_packages(app: &App) -> Result<Vec<Package>, RegistryError> {
         dirs.sort();
         for dir in dirs {
             let dir_name = file_name(&dir);
+            // kf's own staging folders (.kf-*) left by a crash are not packages.
+            if dir_name.starts_with('.') {
+                continue;
+            }
             let name = dir_name.split('@').next().unwrap_or(&dir_name).to_string();
             let mut files = BTreeMap::new();
             let protos = dir.join("prototypes");
@@ -309,6 +313,9 @@ pub fn version_aliases(app: &App) -> Vec<(PathBuf, PathBuf)> {
         dirs.sort();
         for dir in dirs.into_iter().filter(|p| p.is_dir()) {
             let dir_name = file_name(&dir);
+            if dir_name.starts_with('.') {
+                continue;
+            }
             let Some((name, version)) = dir_name.split_once('@') else {
                 continue;
             };

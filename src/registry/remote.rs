@@ -264,7 +264,20 @@ pub fn packages(root: &Path) -> Result<BTreeMap<String, PathBuf>, RegistryError>
                 format!("package '{name}' has path '{rel}' outside the registry"),
             ));
         }
-        out.insert(name.clone(), root.join(rel));
+        let dir = root.join(rel);
+        // A symlinked package folder could point anywhere on the machine.
+        if let (Ok(d), Ok(r)) = (dir.canonicalize(), root.canonicalize())
+            && !d.starts_with(&r)
+        {
+            return Err(invalid(
+                &path.display().to_string(),
+                format!(
+                    "package '{name}' resolves outside the registry ({})",
+                    d.display()
+                ),
+            ));
+        }
+        out.insert(name.clone(), dir);
     }
     Ok(out)
 }
