@@ -165,8 +165,11 @@ fn stage(path: &Path, contents: &[u8]) -> Result<NamedTempFile, WriteError> {
         .tempfile_in(dir)
         .map_err(io_err(path))?;
     // Keep the permissions of the file being replaced (a params file may be group-writable).
+    // A new file gets the usual 0644, not the temp file's private 0600.
     if let Ok(meta) = fs::metadata(path) {
         let _ = fs::set_permissions(temp.path(), meta.permissions());
+    } else {
+        set_mode(temp.path(), 0o644);
     }
     temp.write_all(contents).map_err(io_err(path))?;
     fault_point("after-partial-write");
@@ -203,6 +206,8 @@ fn stage_dir(
         f.write_all(contents).map_err(io_err(&path))?;
         f.sync_all().map_err(io_err(&path))?;
     }
+    // tempfile makes the folder 0700; the package folder is as readable as any other.
+    set_mode(temp.path(), 0o755);
     Ok(temp)
 }
 
@@ -224,3 +229,12 @@ fn fault_point(name: &str) {
         std::process::abort();
     }
 }
+
+#[cfg(unix)]
+fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = fs::set_permissions(path, fs::Permissions::from_mode(mode));
+}
+
+#[cfg(not(unix))]
+fn set_mode(_path: &Path, _mode: u32) {}

@@ -153,7 +153,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
                         String::new()
                     };
                     Some((
-                        res.api.group.clone(),
+                        String::new(), // matched without the group, as prune::Found::identity
                         res.api.kind.clone(),
                         ns,
                         i.name.clone(),

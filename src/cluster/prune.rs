@@ -36,10 +36,12 @@ impl Found {
         format!("{}/{}{ns}", self.resource.kind_name(), self.name)
     }
 
-    /// (group, kind, namespace, name): how a rendered object is matched.
+    /// (_, kind, namespace, name): how a rendered object is matched. The group is left
+    /// out: a cluster serving a kind under two groups (Ingress in extensions and
+    /// networking.k8s.io) lists the same object twice, and neither copy may be pruned.
     pub fn identity(&self) -> (String, String, String, String) {
         (
-            self.resource.api.group.clone(),
+            String::new(),
             self.resource.api.kind.clone(),
             self.namespace.clone().unwrap_or_default(),
             self.name.clone(),
