@@ -70,6 +70,13 @@ pub fn plan(app: &App) -> Plan {
         if let Some(reg) = lib.get("registry").and_then(Value::as_str) {
             let name = lib.get("name").and_then(Value::as_str).unwrap_or(&key);
             let new_key = format!("{reg}/{name}");
+            if spec.libraries.contains_key(&new_key) {
+                changes.push(format!(
+                    "library '{key}' dropped: '{new_key}' is already recorded and kept"
+                ));
+                spec.libraries.remove(&key);
+                continue;
+            }
             changes.push(format!("library '{key}' is now keyed '{new_key}'"));
             spec.libraries.remove(&key);
             spec.libraries.insert(new_key, lib);
