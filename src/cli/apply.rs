@@ -106,6 +106,15 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs(total))
 }
 
+/// `--dry-run`'s value (clap has already limited it to none|client|server).
+pub fn dry_run_mode(value: &str) -> DryRun {
+    match value {
+        "server" => DryRun::Server,
+        "client" => DryRun::Client,
+        _ => DryRun::None,
+    }
+}
+
 pub fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -120,11 +129,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
     let env = rendered.app.environment(&rendered.env)?;
     let items = kf::cluster::prepare(&rendered.objects, &rendered.app.spec.name, &env);
     let options = ApplyOptions {
-        dry_run: match a.dry_run.as_str() {
-            "server" => DryRun::Server,
-            "client" => DryRun::Client,
-            _ => DryRun::None,
-        },
+        dry_run: dry_run_mode(&a.dry_run),
         force_conflicts: a.force_conflicts,
         concurrency: a.concurrency,
         timeout: a.timeout,
@@ -141,17 +146,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
                 .iter()
                 .filter_map(|i| {
                     let res = resources.resolve(&i.api_version, &i.kind)?;
-                    let ns = if res.namespaced {
-                        i.object
-                            .get("metadata")
-                            .and_then(|m| m.get("namespace"))
-                            .and_then(|n| n.as_str())
-                            .filter(|n| !n.is_empty())
-                            .unwrap_or(&env.namespace)
-                            .to_string()
-                    } else {
-                        String::new()
-                    };
+                    let ns = i.namespace_for(&res, &env.namespace).unwrap_or_default();
                     Some((
                         String::new(), // matched without the group, as prune::Found::identity
                         res.api.kind.clone(),

@@ -1,7 +1,7 @@
 use anyhow::{Result, bail};
 use clap::Args;
 
-use kf::cluster::apply::{DryRun, tier};
+use kf::cluster::apply::tier;
 use kf::cluster::client::{Cluster, Failure, RetryPolicy};
 use kf::cluster::labels;
 use kf::cluster::prune::{self, Found};
@@ -9,7 +9,7 @@ use kf::cluster::resources::Resources;
 use kf::cluster::select::connect;
 
 use super::Context_;
-use super::apply::{ClusterArgs, runtime};
+use super::apply::{ClusterArgs, dry_run_mode, runtime};
 use super::show::RenderArgs;
 
 /// Delete an environment's objects from its cluster, in reverse apply order.
@@ -41,11 +41,7 @@ pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
     let env = rendered.app.environment(&rendered.env)?;
     let app_name = rendered.app.spec.name.clone();
     let items = kf::cluster::prepare(&rendered.objects, &app_name, &env);
-    let dry_run = match a.dry_run.as_str() {
-        "server" => DryRun::Server,
-        "client" => DryRun::Client,
-        _ => DryRun::None,
-    };
+    let dry_run = dry_run_mode(&a.dry_run);
     let connect_options = a.cluster.connect_options(ctx);
     let mut failed = 0;
     let mut deleted = 0;
@@ -65,15 +61,7 @@ pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
                 );
                 continue;
             };
-            let namespace = res.namespaced.then(|| {
-                item.object
-                    .get("metadata")
-                    .and_then(|m| m.get("namespace"))
-                    .and_then(|n| n.as_str())
-                    .filter(|n| !n.is_empty())
-                    .unwrap_or(&env.namespace)
-                    .to_string()
-            });
+            let namespace = item.namespace_for(&res, &env.namespace);
             let found = Found {
                 resource: res,
                 namespace,

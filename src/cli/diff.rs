@@ -177,15 +177,7 @@ fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
                 ));
                 continue;
             };
-            let ns = res.namespaced.then(|| {
-                item.object
-                    .get("metadata")
-                    .and_then(|m| m.get("namespace"))
-                    .and_then(|n| n.as_str())
-                    .filter(|n| !n.is_empty())
-                    .unwrap_or(&env.namespace)
-                    .to_string()
-            });
+            let ns = item.namespace_for(&res, &env.namespace);
             if let Some(Value::Object(m)) = item.object.get_mut("metadata") {
                 match &ns {
                     Some(n) => m.insert("namespace".into(), Value::String(n.clone())),

@@ -44,15 +44,7 @@ pub fn watched(items: &[Item], resources: &Resources, env_namespace: &str) -> Ve
         .iter()
         .filter_map(|i| {
             let res = resources.resolve(&i.api_version, &i.kind)?;
-            let namespace = res.namespaced.then(|| {
-                i.object
-                    .get("metadata")
-                    .and_then(|m| m.get("namespace"))
-                    .and_then(|n| n.as_str())
-                    .filter(|n| !n.is_empty())
-                    .unwrap_or(env_namespace)
-                    .to_string()
-            });
+            let namespace = i.namespace_for(&res, env_namespace);
             Some(Watched {
                 resource: res,
                 namespace,

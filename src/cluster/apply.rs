@@ -142,6 +142,17 @@ impl Item {
         }
     }
 
+    /// Where the object lives on a cluster: its own namespace, or the env's when it has
+    /// none (or ""), for a namespaced kind; `None` for a cluster-scoped one.
+    pub fn namespace_for(&self, res: &Resource, env_namespace: &str) -> Option<String> {
+        res.namespaced.then(|| {
+            str_at(&self.object, &["metadata", "namespace"])
+                .filter(|s| !s.is_empty())
+                .unwrap_or(env_namespace)
+                .to_string()
+        })
+    }
+
     fn fallback_id(&self) -> String {
         format!("{}/{}", self.kind.to_ascii_lowercase(), self.name)
     }
@@ -150,6 +161,7 @@ impl Item {
 /// Fix the namespace for the resource's scope: namespaced objects without one go to the
 /// env's; cluster-scoped objects have none.
 fn place(item: &mut Item, res: &Resource, env_namespace: &str) -> Option<String> {
+    let namespace = item.namespace_for(res, env_namespace);
     let metadata = item
         .object
         .entry("metadata")
@@ -157,19 +169,11 @@ fn place(item: &mut Item, res: &Resource, env_namespace: &str) -> Option<String>
     let Value::Object(metadata) = metadata else {
         return None;
     };
-    if res.namespaced {
-        let ns = metadata
-            .get("namespace")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .unwrap_or(env_namespace)
-            .to_string();
-        metadata.insert("namespace".into(), Value::String(ns.clone()));
-        Some(ns)
-    } else {
-        metadata.remove("namespace");
-        None
-    }
+    match &namespace {
+        Some(ns) => metadata.insert("namespace".into(), Value::String(ns.clone())),
+        None => metadata.remove("namespace"),
+    };
+    namespace
 }
 
 async fn apply_one(
