@@ -259,6 +259,18 @@ fn server_errors_are_retried_and_a_failing_object_does_not_stop_the_others() {
             .count()
     };
     assert_eq!(patches("/configmaps/settings"), 3);
+    // The 429 said Retry-After: 1; the next attempt waited for it.
+    let web: Vec<std::time::Instant> = fake
+        .timed_requests()
+        .into_iter()
+        .filter(|(m, p, _)| m == "PATCH" && p.contains("/services/web"))
+        .map(|(_, _, t)| t)
+        .collect();
+    assert!(
+        web[1].duration_since(web[0]) >= Duration::from_millis(950),
+        "retried after {:?}",
+        web[1].duration_since(web[0])
+    );
     assert_eq!(patches("/services/web"), 3);
     assert_eq!(patches("/deployments/web"), 5, "gives up after 5 attempts");
 }

@@ -88,6 +88,8 @@ pub struct State {
     faults: Vec<Fault>,
     /// Every request: method and path with query.
     pub requests: Vec<(String, String)>,
+    /// When each of `requests` arrived.
+    arrivals: Vec<std::time::Instant>,
 }
 
 pub struct ApiServer {
@@ -206,8 +208,20 @@ impl ApiServer {
         self.state.lock().unwrap().requests.clone()
     }
 
+    /// Every request with the time it arrived.
+    pub fn timed_requests(&self) -> Vec<(String, String, std::time::Instant)> {
+        let st = self.state.lock().unwrap();
+        st.requests
+            .iter()
+            .zip(&st.arrivals)
+            .map(|((m, p), t)| (m.clone(), p.clone(), *t))
+            .collect()
+    }
+
     pub fn clear_requests(&self) {
-        self.state.lock().unwrap().requests.clear();
+        let mut st = self.state.lock().unwrap();
+        st.requests.clear();
+        st.arrivals.clear();
     }
 
     /// A stored object, by group, plural, namespace ("" for cluster-scoped) and name.
@@ -262,6 +276,7 @@ async fn handle(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Reply {
         let mut st = state.lock().unwrap();
         st.requests
             .push((method.to_string(), format!("{path}?{query}")));
+        st.arrivals.push(std::time::Instant::now());
         let hit = st.faults.iter_mut().find(|f| {
             f.times > 0 && path.contains(&f.path) && f.method.as_ref().is_none_or(|m| *m == method)
         });
