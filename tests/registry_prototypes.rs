@@ -1,6 +1,7 @@
 //! Every prototype of the built-in kubeflow registry, rendered with its defaults (env
 //! `default`) and with GPUs on (env `prod`): golden files, strict validation of custom
-//! resources against the upstream CRDs in ../shared/schemas/crds, and a round trip of
+//! resources against the CRDs kf embeds (copies of upstream's, checked equal to them by
+//! .ci/check-schemas.py, never by `cargo test`), and a round trip of
 //! every built-in kind through its k8s-openapi type.
 
 mod support;
@@ -117,34 +118,32 @@ fn objects(json_stream: &str) -> Vec<Map<String, Value>> {
 
 // ---- CRDs ----------------------------------------------------------------------------
 
-/// Every upstream CRD in ../shared/schemas/crds: a validator that knows them all (not only
-/// those the registry embeds), and the CRD objects by name.
-///
-/// ChainerJob and Caffe2Job come from archived operators whose CRDs carry no schema at all;
-/// their objects are checked against nothing upstream, which the test states explicitly.
-fn shared_crds() -> (Validator, BTreeMap<String, Value>) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/schemas/crds");
-    let mut validator = Validator::default();
-    let mut objects = BTreeMap::new();
-    for entry in std::fs::read_dir(&dir)
-        .expect("../shared/schemas/crds")
-        .flatten()
-    {
-        let path = entry.path();
-        if path.extension().is_none_or(|e| e != "yaml") {
+/// Kinds whose archived operators published CRDs without any schema (kubeflow/chainer-operator
+/// deploy/0-crd.yaml, kubeflow/caffe2-operator examples/crd.yaml): nothing upstream to check
+/// their objects against, which the test states explicitly.
+const SCHEMALESS_KINDS: &[&str] = &["ChainerJob", "Caffe2Job"];
+
+/// The CRD objects the registry packages embed (registry/kubeflow/*/crds/*.json), by name.
+fn embedded_crds() -> BTreeMap<String, Value> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("registry/kubeflow");
+    let mut crds = BTreeMap::new();
+    for pkg in std::fs::read_dir(&root).unwrap().flatten() {
+        let Ok(files) = std::fs::read_dir(pkg.path().join("crds")) else {
             continue;
-        }
-        let docs: Vec<Value> = serde_saphyr::from_multiple(&read(&path)).unwrap();
-        for doc in docs
-            .into_iter()
-            .filter(|d| d["kind"] == "CustomResourceDefinition")
-        {
-            validator.add_crds(&doc);
-            let name = doc["metadata"]["name"].as_str().unwrap().to_string();
-            objects.insert(name, doc);
+        };
+        for file in files.flatten() {
+            let value: Value = serde_json::from_str(&read(file.path())).unwrap();
+            let items = match value {
+                Value::Array(items) => items,
+                one => vec![one],
+            };
+            for crd in items {
+                let name = crd["metadata"]["name"].as_str().unwrap().to_string();
+                crds.insert(name, crd);
+            }
         }
     }
-    (validator, objects)
+    crds
 }
 
 /// A CRD in a golden file is shortened to its name and a hash of its spec; the test checks
@@ -190,7 +189,8 @@ fn every_registry_prototype_renders_validates_and_matches_its_golden_files() {
     let protos = registry_prototypes();
     assert!(!protos.is_empty(), "the built-in registry has prototypes");
     let app = registry_app(&protos);
-    let (mut validator, crds) = shared_crds();
+    let mut validator = Validator::with_builtin_crds();
+    let crds = embedded_crds();
     let mut failures = Vec::new();
     for proto in &protos {
         let short = proto.short_name();
@@ -202,28 +202,27 @@ fn every_registry_prototype_renders_validates_and_matches_its_golden_files() {
                 failures.push(format!("{short} ({env}): renders no objects"));
             }
             for obj in &objs {
-                let schemaless = |o: &Map<String, Value>| {
-                    crds.values().any(|c| {
-                        c["spec"]["names"]["kind"] == o["kind"]
-                            && c["spec"]["validation"].is_null()
-                            && c["spec"]["versions"].is_null()
-                    })
-                };
+                let schemaless = obj
+                    .get("kind")
+                    .and_then(Value::as_str)
+                    .is_some_and(|k| SCHEMALESS_KINDS.contains(&k));
                 match validator.validate(obj) {
                     None => {}
-                    Some(Finding::Unchecked(_)) if schemaless(obj) => {}
+                    Some(Finding::Unchecked(_)) if schemaless => {}
                     Some(Finding::Error(e)) | Some(Finding::Unchecked(e)) => {
                         failures.push(format!("{short} ({env}): {e}"))
                     }
                 }
+                // A CRD a package renders is the file it embeds, unchanged (and that file
+                // is upstream's, which .ci/check-schemas.py checks).
                 if obj["kind"] == "CustomResourceDefinition" {
                     let name = obj["metadata"]["name"].as_str().unwrap_or_default();
                     match crds.get(name) {
-                        Some(up) if up["spec"] == obj["spec"] => {}
-                        Some(_) => {
-                            failures.push(format!("{short}: CRD {name} differs from upstream's"))
-                        }
-                        // Written here (e.g. Argo's smaller CRDs): checked by the round trip above.
+                        Some(embedded) if embedded["spec"] == obj["spec"] => {}
+                        Some(_) => failures.push(format!(
+                            "{short}: CRD {name} differs from the file its package embeds"
+                        )),
+                        // Written here (e.g. Argo's smaller CRDs): checked by the round trip.
                         None => {}
                     }
                 }
