@@ -2,8 +2,10 @@
 // runtime (a ClusterTrainingRuntime or TrainingRuntime) holds the JobSet
 // template; the TrainJob only overrides the trainer: image, command, args,
 // env, numNodes, numProcPerNode and resourcesPerNode (where the GPU limit
-// goes). GPU node selector and tolerations go to podSpecOverrides, aimed at
-// the runtime's trainer job (targetJob, "node" in the Kubeflow runtimes).
+// goes). GPU node selector and tolerations go to a runtimePatches entry (the
+// Trainer v2.3 API; podSpecOverrides is gone), owned by manager `kf.dev/kf`
+// and aimed at the runtime's trainer job (targetJob, "node" in the Kubeflow
+// runtimes): trainer.kubeflow.org_trainjobs.yaml of kubeflow/trainer v2.3.0.
 local gpu = import 'kubeflow/common/gpu.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
 
@@ -46,9 +48,15 @@ local util = import 'kubeflow/common/util.libsonnet';
           numProcPerNode: $.numProcPerNode(util.get(params, 'numProcPerNode')),
           resourcesPerNode: res,
         }),
-        podSpecOverrides:
+        runtimePatches:
           if overrides == {} then []
-          else [{ targetJobs: [{ name: util.get(params, 'targetJob', 'node') }] } + overrides],
+          else [{
+            manager: 'kf.dev/kf',
+            trainingRuntimeSpec: { template: { spec: { replicatedJobs: [{
+              name: util.get(params, 'targetJob', 'node'),
+              template: { spec: { template: { spec: overrides } } },
+            }] } } },
+          }],
       }),
     },
 }
