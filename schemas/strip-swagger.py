@@ -4,7 +4,8 @@ generates ksonnet-lib from when an app has none).
 
 Keeps what ksonnet-lib generation reads and nothing else:
 - `info` and every definition, with descriptions removed, except that a description
-  saying "read-only" stays as exactly "read-only" (ksonnet-lib leaves those fields out);
+  saying "read-only" stays as exactly "read-only" (ksonnet-lib leaves those fields out;
+  a property *named* description is kept);
 - of `paths`, each POST/PATCH/PUT operation's body parameter and its
   x-kubernetes-group-version-kind (they decide which definitions are top-level kinds);
 - `x-kf-source-sha256`: the sha256 of the upstream file (ksonnet-lib's __ksonnet.checksum).
@@ -23,7 +24,7 @@ def reduce(v):
     if isinstance(v, dict):
         out = {}
         for k, x in v.items():
-            if k == "description":
+            if k == "description" and isinstance(x, str):
                 if isinstance(x, str) and "read-only" in x.lower():
                     out[k] = "read-only"
                 continue

@@ -60,11 +60,14 @@ fn init_with_api_spec_file_records_its_version() {
     let dir = tempfile::tempdir().unwrap();
     write(
         dir.path().join("swagger.json"),
-        r#"{"swagger":"2.0","info":{"title":"Kubernetes","version":"v1.11.5"},"paths":{},
+        r##"{"swagger":"2.0","info":{"title":"Kubernetes","version":"v1.11.5"},
+            "paths":{"/api/v1/namespaces/{namespace}/configmaps":{"post":{
+                "parameters":[{"name":"body","in":"body","schema":{"$ref":"#/definitions/io.k8s.api.core.v1.ConfigMap"}}],
+                "x-kubernetes-group-version-kind":{"group":"","kind":"ConfigMap","version":"v1"}}}},
             "definitions":{"io.k8s.api.core.v1.ConfigMap":{"properties":{
                 "apiVersion":{"type":"string"},"kind":{"type":"string"},
                 "data":{"type":"object","additionalProperties":{"type":"string"}}},
-              "x-kubernetes-group-version-kind":[{"group":"","kind":"ConfigMap","version":"v1"}]}}}"#,
+              "x-kubernetes-group-version-kind":[{"group":"","kind":"ConfigMap","version":"v1"}]}}}"##,
     );
     let err = fails(
         dir.path(),
@@ -84,9 +87,14 @@ fn init_with_api_spec_file_records_its_version() {
             .is_file()
     );
     let k8s = read(dir.path().join("a/lib/ksonnet-lib/v1.11.5/k8s.libsonnet"));
+    assert!(k8s.contains("kubernetesVersion: \"1.11.5\""), "{k8s}");
+    let core = read(
+        dir.path()
+            .join("a/lib/ksonnet-lib/v1.11.5/k8s/core.v1.libsonnet"),
+    );
     assert!(
-        k8s.contains("\"configMap\"::") && k8s.contains("withDataMixin"),
-        "{k8s}"
+        core.contains("configMap::") && core.contains("withDataMixin"),
+        "{core}"
     );
     assert!(
         dir.path()

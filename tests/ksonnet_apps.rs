@@ -17,7 +17,7 @@ const WEB_LIB: &str = r#"local k = import 'k.libsonnet';
       local container = deployment.mixin.spec.template.spec.containersType;
       local port = container.portsType;
       deployment.new(name, replicas, [container.new(name, image) + container.withPorts(port.new(80))], { app: name })
-      + deployment.mixin.spec.template.spec.withVolumesMixin([k.core.v1.volume.fromEmptyDir('cache')]),
+      + deployment.mixin.spec.template.spec.withVolumesMixin([deployment.mixin.spec.template.spec.volumesType.fromEmptyDir('cache')]),
     service(name)::
       local service = k.core.v1.service;
       service.new(name, { app: name }, [service.mixin.spec.portsType.new(80, 80)]),

@@ -28,55 +28,91 @@ fn eval(dir: &std::path::Path, code: &str) -> Value {
 }
 
 fn generated() -> tempfile::TempDir {
-    let g = kf::ksonnetlib::generate(&spec()).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("k8s.libsonnet"), &g.k8s).unwrap();
-    std::fs::write(dir.path().join("k.libsonnet"), &g.k).unwrap();
-    if let Some(out) = std::env::var_os("KF_KSONNET_LIB_DUMP") {
-        std::fs::write(PathBuf::from(&out).join("k8s.libsonnet"), &g.k8s).unwrap();
-        std::fs::write(PathBuf::from(&out).join("k.libsonnet"), &g.k).unwrap();
+    for (name, bytes) in kf::ksonnetlib::lib_files(None).unwrap() {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
     }
     dir
 }
 
+/// The digest of the shape (every path, hidden types included, and what every setter
+/// and constructor returns) of the ksonnet-lib ksonnet 0.13.1 generated from the same
+/// spec; CI checks it against the real library (examples/ksonnet-lib-shape.rs).
+fn ksonnet_lib_shape_digest() -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/ksonnet-lib-v1.10.3.shape.sha256");
+    std::fs::read_to_string(path).unwrap().trim().to_string()
+}
+
+#[test]
+fn the_generated_library_has_the_shape_of_ksonnets() {
+    let dir = generated();
+    let walk = kf::ksonnetlib::shape::walk(&kf::ksonnetlib::shape::Library {
+        dir: dir.path(),
+        hidden: "import 'k8s/hidden.libsonnet'",
+    })
+    .unwrap();
+    assert_eq!(walk.len(), 13814, "paths in ksonnet's v1.10.3 library");
+    assert_eq!(
+        kf::ksonnetlib::shape::digest(&walk),
+        ksonnet_lib_shape_digest(),
+        "run `cargo run --example ksonnet-lib-shape -- <ksonnet's ksonnet-lib/v1.10.3>` for the differences"
+    );
+}
+
+/// Every kind an operation of the spec accepts has `new()` with its apiVersion and kind.
 #[test]
 fn every_kind_in_the_spec_has_new() {
     let spec = spec();
     let dir = generated();
-    let mut exprs = Vec::new();
-    let mut expected = Vec::new();
-    for def in spec["definitions"].as_object().unwrap().values() {
-        for gvk in def["x-kubernetes-group-version-kind"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
+    let mut kinds = std::collections::BTreeSet::new();
+    for item in spec["paths"].as_object().unwrap().values() {
+        for op in item.as_object().unwrap().values() {
+            let gvk = &op["x-kubernetes-group-version-kind"];
+            let body = op["parameters"][0]["schema"]["$ref"].as_str().unwrap();
+            let d =
+                kf::ksonnetlib::names::parse_description(body.trim_start_matches("#/definitions/"))
+                    .unwrap();
+            if d.kind == "Patch" {
+                continue;
+            }
             let g = gvk["group"].as_str().unwrap();
             let v = gvk["version"].as_str().unwrap();
             let k = gvk["kind"].as_str().unwrap();
-            let group = if g.is_empty() {
-                "core"
-            } else {
-                g.split('.').next().unwrap()
-            };
-            exprs.push(format!(
-                "k8s[{}][{}][{}].new()",
-                json!(group),
-                json!(v),
-                json!(kf::ksonnetlib::lower_camel(k))
+            kinds.insert((
+                d.group_or_core().to_string(),
+                g.to_string(),
+                v.to_string(),
+                k.to_string(),
             ));
-            expected.push(json!({
-                "apiVersion": if g.is_empty() { v.to_string() } else { format!("{g}/{v}") },
-                "kind": k,
-            }));
         }
     }
-    assert!(expected.len() > 150, "the spec has its kinds");
+    assert!(kinds.len() >= 80, "the spec has its kinds (86 in v1.10.3)");
+    let mut exprs = Vec::new();
+    let mut expected = Vec::new();
+    for (group, g, v, k) in &kinds {
+        exprs.push(format!(
+            "local o = k8s[{}][{}][{}].new(); {{ apiVersion: o.apiVersion, kind: o.kind }}",
+            json!(group),
+            json!(v),
+            json!(kf::ksonnetlib::format_kind(k))
+        ));
+        expected.push(json!({
+            "apiVersion": if g.is_empty() { v.to_string() } else { format!("{g}/{v}") },
+            "kind": k,
+        }));
+    }
     let got = eval(
         dir.path(),
         &format!(
             "local k8s = import 'k8s.libsonnet';\n[{}]",
-            exprs.join(",\n")
+            exprs
+                .iter()
+                .map(|e| format!("({e})"))
+                .collect::<Vec<_>>()
+                .join(",\n")
         ),
     );
     assert_eq!(got, Value::Array(expected));
@@ -92,15 +128,17 @@ local container = deployment.mixin.spec.template.spec.containersType;
 local containerPort = container.portsType;
 local service = k.core.v1.service;
 local servicePort = service.mixin.spec.portsType;
+local volume = deployment.mixin.spec.template.spec.volumesType;
 k.core.v1.list.new([
   deployment.new('web', 2, [container.new('web', 'nginx:1.15') + container.withPorts(containerPort.new(80))], { app: 'web' })
   + deployment.mixin.metadata.withNamespace('team')
-  + deployment.mixin.spec.template.spec.withVolumesMixin([k.core.v1.volume.fromEmptyDir('cache')])
-  + deployment.mapContainers(function(c) c + container.withEnvMixin([k.core.v1.envVar.new('MODE', 'fast')])),
-  service.new('web', { app: 'web' }, [servicePort.new(80, 8080)]) + service.mixin.spec.withType('NodePort'),
+  + deployment.mixin.spec.template.spec.withVolumesMixin([volume.fromEmptyDir('cache'), volume.fromHostPath('logs', '/var/log')])
+  + deployment.mixin.spec.template.spec.withServiceAccountName('sa').withRestartPolicy('Always')
+  + deployment.mapContainersWithName('web', function(c) c + container.withEnvMixin([container.envType.fromFieldPath('POD', 'metadata.name')])),
+  service.new('web', { app: 'web' }, [servicePort.new(80, 8080)]).withType('NodePort').withClusterIp('None'),
   k.rbac.v1beta1.role.new() + k.rbac.v1beta1.role.mixin.metadata.withName('reader')
-  + k.rbac.v1beta1.role.withRulesMixin([{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }]),
-])
+  + k.rbac.v1beta1.role.withRulesMixin([k.rbac.v1beta1.role.rulesType.new() + { apiGroups: [''], resources: ['pods'], verbs: ['get'] }]),
+]) + k.core.v1.list.new(k.apiextensions.v1beta1.customResourceDefinition.new() + k.apiextensions.v1beta1.customResourceDefinition.mixin.metadata.withName('x'))
 "#;
     let got = eval(dir.path(), code);
     let expected = json!({
@@ -120,9 +158,11 @@ k.core.v1.list.new([
                                 "name": "web",
                                 "image": "nginx:1.15",
                                 "ports": [{"containerPort": 80}],
-                                "env": [{"name": "MODE", "value": "fast"}]
+                                "env": [{"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]
                             }],
-                            "volumes": [{"name": "cache", "emptyDir": {}}]
+                            "volumes": [{"name": "cache", "emptyDir": {}}, {"name": "logs", "hostPath": {"path": "/var/log"}}],
+                            "serviceAccountName": "sa",
+                            "restartPolicy": "Always"
                         }
                     }
                 }
@@ -131,13 +171,18 @@ k.core.v1.list.new([
                 "apiVersion": "v1",
                 "kind": "Service",
                 "metadata": {"name": "web"},
-                "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}], "type": "NodePort"}
+                "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}], "type": "NodePort", "clusterIP": "None"}
             },
             {
                 "apiVersion": "rbac.authorization.k8s.io/v1beta1",
                 "kind": "Role",
                 "metadata": {"name": "reader"},
                 "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]
+            },
+            {
+                "apiVersion": "apiextensions.k8s.io/v1beta1",
+                "kind": "CustomResourceDefinition",
+                "metadata": {"name": "x"}
             }
         ]
     });

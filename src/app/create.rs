@@ -23,7 +23,7 @@ pub struct ApiSpec {
     pub version: String,
     /// lib/ksonnet-lib/<version>/: k.libsonnet, k8s.libsonnet and swagger.json, generated
     /// from the given spec or, without one, the spec kf carries.
-    pub lib: Vec<(&'static str, Vec<u8>)>,
+    pub lib: Vec<(String, Vec<u8>)>,
 }
 
 impl ApiSpec {
@@ -189,6 +189,7 @@ pub fn init_app(target: &Path, env: &EnvOptions) -> Result<PathBuf, AppError> {
             root.join("lib")
                 .join("ksonnet-lib")
                 .join(&api.version)
+                .join(crate::ksonnetlib::printer::PARTS_DIR)
                 .join("x"),
         ],
     )?;
@@ -270,6 +271,7 @@ pub fn add_env(app: &App, env: &EnvOptions) -> Result<(), AppError> {
                 .join("lib")
                 .join("ksonnet-lib")
                 .join(&api.version)
+                .join(crate::ksonnetlib::printer::PARTS_DIR)
                 .join("x"),
         ],
     )?;
@@ -367,7 +369,10 @@ pub fn update_env(app: &App, name: &str, changes: &EnvChanges) -> Result<(), App
     }
     if let Some((version, lib)) = swagger {
         let dir = app.root.join("lib").join("ksonnet-lib").join(&version);
-        create_parents(&files, &[dir.join("x")])?;
+        create_parents(
+            &files,
+            &[dir.join(crate::ksonnetlib::printer::PARTS_DIR).join("x")],
+        )?;
         for (name, bytes) in lib {
             files.write(dir.join(name), bytes);
         }

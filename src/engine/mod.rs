@@ -122,6 +122,14 @@ impl Engine {
         }
     }
 
+    /// A function's parameters as jrsonnet prints them: `(name, replicas = <default>)`.
+    pub fn function_signature(&self, val: &Val) -> Option<String> {
+        match val {
+            Val::Func(f) => Some(f.params().to_string()),
+            _ => None,
+        }
+    }
+
     pub fn format_error(&self, error: &jrsonnet_evaluator::Error) -> EvalError {
         let format = CompactFormat {
             resolver: PathResolver::Relative(self.display_root.clone()),

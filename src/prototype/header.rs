@@ -83,44 +83,53 @@ pub struct HeaderError {
     pub message: String,
 }
 
-/// Parse a prototype: leading `//` comment lines carry `@directives` (a directive continues
-/// on following non-empty comment lines that are not directives); the rest is the body.
+/// The text of a `// comment` line as ksonnet reads it: at least one blank after `//`
+/// (`//@name` is not a comment it reads), then everything to the end of the line.
+fn comment_text(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix("//")?;
+    let text = rest.trim_start();
+    (text.len() < rest.len() && !text.is_empty()).then_some(text)
+}
+
+/// Parse a prototype the way ksonnet 0.13 did: any `// @directive` comment line, wherever
+/// it is, is a directive, continued (joined with a newline) by the comment lines right
+/// after it that are neither empty nor directives; every other line is the body. Fields
+/// are split on single spaces, so `string  x` has an empty default and `The GCP project`
+/// as a default gives `The` (real registries depend on both).
 pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, HeaderError> {
     let err = |line: usize, message: String| HeaderError {
         source_name: source_name.to_string(),
         line,
         message,
     };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let lines: Vec<&str> = text.split('\n').collect();
     let mut directives: Vec<(usize, String, String)> = Vec::new();
-    let mut body_start = text.len();
-    let mut offset = 0;
-    let mut continuing = false;
-    for (idx, line) in text.split_inclusive('\n').enumerate() {
-        let trimmed = line.trim();
-        let Some(comment) = trimmed.strip_prefix("//") else {
-            if trimmed.is_empty() && directives.is_empty() {
-                offset += line.len();
-                continue;
+    let mut body: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i].strip_suffix('\r').unwrap_or(lines[i]);
+        match comment_text(line).and_then(|t| t.strip_prefix('@')) {
+            Some(directive) => {
+                let start = i + 1;
+                let mut value = directive.to_string();
+                while let Some(next) = lines.get(i + 1).and_then(|l| comment_text(l)) {
+                    if next.starts_with('@') {
+                        break;
+                    }
+                    value.push('\n');
+                    value.push_str(next.strip_suffix('\r').unwrap_or(next));
+                    i += 1;
+                }
+                let (name, rest) = value.split_once(' ').unwrap_or((&value, ""));
+                directives.push((start, name.to_string(), rest.to_string()));
             }
-            body_start = offset;
-            break;
-        };
-        offset += line.len();
-        let comment = comment.trim();
-        if let Some(rest) = comment.strip_prefix('@') {
-            let (name, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-            directives.push((idx + 1, name.to_string(), value.trim().to_string()));
-            continuing = true;
-        } else if comment.is_empty() {
-            continuing = false;
-        } else if continuing && let Some(last) = directives.last_mut() {
-            last.2.push(' ');
-            last.2.push_str(comment);
+            None => body.push(lines[i]),
         }
+        i += 1;
     }
-    if body_start == text.len() && offset < text.len() {
-        body_start = offset;
-    }
+    let body = body.join("\n");
+    let body = body.trim_start_matches(['\n', '\r']);
 
     let mut proto = Prototype {
         name: String::new(),
@@ -128,7 +137,7 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
         description: String::new(),
         short_description: String::new(),
         params: Vec::new(),
-        body: text[body_start.min(text.len())..].to_string(),
+        body: body.to_string(),
         source: source_name.to_string(),
         package: None,
     };
@@ -139,8 +148,8 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
             "description" => proto.description = value,
             "shortDescription" => proto.short_description = value,
             "param" => {
-                let mut parts = value.splitn(3, char::is_whitespace);
-                let (Some(pname), Some(ptype)) = (parts.next(), parts.next()) else {
+                let parts: Vec<&str> = value.splitn(3, ' ').collect();
+                let [pname, ptype, description] = parts[..] else {
                     return Err(err(
                         line,
                         "@param needs: <name> <type> <description>".into(),
@@ -153,14 +162,12 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
                     name: pname.to_string(),
                     kind,
                     default: None,
-                    description: parts.next().unwrap_or("").trim().to_string(),
+                    description: description.to_string(),
                 });
             }
             "optionalParam" => {
-                let mut parts = value.splitn(4, char::is_whitespace);
-                let (Some(pname), Some(ptype), Some(default)) =
-                    (parts.next(), parts.next(), parts.next())
-                else {
+                let parts: Vec<&str> = value.splitn(4, ' ').collect();
+                let [pname, ptype, default, description] = parts[..] else {
                     return Err(err(
                         line,
                         "@optionalParam needs: <name> <type> <default> <description>".into(),
@@ -173,7 +180,7 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
                     name: pname.to_string(),
                     kind,
                     default: Some(default.to_string()),
-                    description: parts.next().unwrap_or("").trim().to_string(),
+                    description: description.to_string(),
                 });
             }
             // Unknown directives are documentation to ksonnet; ignore them the same way.

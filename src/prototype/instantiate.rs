@@ -29,8 +29,6 @@ pub enum GenerateError {
         param: String,
         hint: String,
     },
-    #[error("{source_name}: uses import 'param://{param}', but declares no such @param")]
-    UndeclaredParam { source_name: String, param: String },
 }
 
 /// A value for a param: as typed on the command line, or already typed (values file).
@@ -81,7 +79,7 @@ pub fn instantiate(
         };
         params.insert(spec.name.clone(), value);
     }
-    let body = rewrite_imports(&proto.body, proto, &params)?;
+    let body = rewrite_imports(&proto.body);
     let accessor = if render_key(component) == component {
         format!(".{component}")
     } else {
@@ -170,11 +168,7 @@ fn typed_default(spec: &ParamSpec, default: &str) -> Result<String, GenerateErro
 }
 
 /// `import 'param://x'` → `params.x`, `import 'env://x'` → `env.x`.
-fn rewrite_imports(
-    body: &str,
-    proto: &Prototype,
-    params: &BTreeMap<String, String>,
-) -> Result<String, GenerateError> {
+fn rewrite_imports(body: &str) -> String {
     let mut out = String::with_capacity(body.len());
     let mut rest = body;
     while let Some(pos) = rest.find("import") {
@@ -195,13 +189,9 @@ fn rewrite_imports(
                         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
                         .unwrap_or(name_and_rest.len());
                     let name = &name_and_rest[..name_len];
+                    // An undeclared param becomes `params.x` too, as ksonnet wrote it: real
+                    // prototypes (Kubeflow's seldon core) import ones they never read.
                     if !name.is_empty() && name_and_rest[name_len..].starts_with(q) {
-                        if local == "params" && !params.contains_key(name) {
-                            return Err(GenerateError::UndeclaredParam {
-                                source_name: proto.source.clone(),
-                                param: name.to_string(),
-                            });
-                        }
                         out.push_str(local);
                         out.push('.');
                         out.push_str(name);
@@ -218,5 +208,5 @@ fn rewrite_imports(
         rest = tail;
     }
     out.push_str(rest);
-    Ok(out)
+    out
 }

@@ -1,0 +1,534 @@
+//! The Jsonnet printer: an [`ApiSpec`] as ksonnet-lib's API, split into one file per
+//! group and version so that a render parses only the groups it touches.
+//!
+//! ksonnet-lib wrote every nested type out in full under every kind that holds it
+//! (3.7 MB for v1.10). kf writes each definition once, as functions of `__mixin` (the
+//! function that puts a fragment at the definition's place in the object):
+//! - `lits.<type>(__mixin)`: the `withX`/`withXMixin` setters, each `self + fragment`, and
+//!   the `xType` links of array properties;
+//! - `refs.<type>(__mixin)`: one nested object per object-valued property, with its `xType`;
+//! - `nested.<type>(__mixin)`: both, which is what a nested path like
+//!   `deployment.mixin.spec.template.spec` is (with the `mixinInstance` its parent adds);
+//! - `hidden.<type>`: the standalone object `xType` links reach (`new()`, setters, `mixin`);
+//! - `kinds.<kind>`: the top-level objects (`new()` with the kind's apiVersion and kind).
+//!
+//! Every path and chain of ksonnet-lib exists with the same behaviour; Jsonnet's laziness
+//! builds only the objects a component reaches.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use super::constructors::{self, Constructor};
+use super::model::{ApiSpec, Definition, Literal, PropertyKind};
+use super::names::{field_key, format_kind, is_identifier, parse_description, quote, setter};
+
+/// The folder beside k8s.libsonnet that holds the per-group files.
+pub const PARTS_DIR: &str = "k8s";
+
+/// A file of the library: (group, version); the version is empty for unversioned types.
+type FileKey = (String, String);
+
+struct Place {
+    file: FileKey,
+    key: String,
+}
+
+struct Library<'a> {
+    spec: &'a ApiSpec,
+    /// Where each definition's functions live (its own group and version).
+    places: BTreeMap<&'a str, Place>,
+}
+
+fn file_name(file: &FileKey) -> String {
+    if file.1.is_empty() {
+        format!("{}.libsonnet", file.0)
+    } else {
+        format!("{}.{}.libsonnet", file.0, file.1)
+    }
+}
+
+fn local_name(file: &FileKey) -> String {
+    let raw = format!("f_{}_{}", file.0, file.1);
+    raw.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// `a.b.c` with each part bare or bracketed as Jsonnet needs.
+fn access(base: &str, parts: &[&str]) -> String {
+    let mut out = base.to_string();
+    for p in parts {
+        if is_identifier(p) {
+            out.push('.');
+            out.push_str(p);
+        } else {
+            let _ = write!(out, "[{}]", quote(p));
+        }
+    }
+    out
+}
+
+fn param_name(property: &str) -> String {
+    let p: String = format_kind(property)
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if is_identifier(&p) {
+        p
+    } else {
+        format!("{p}_")
+    }
+}
+
+/// A method field: `name(args):: body`, or `"name":: function(args) body` when `name`
+/// is not an identifier.
+fn method(name: &str, args: &str, body: &str) -> String {
+    if is_identifier(name) {
+        format!("{name}({args}):: {body}")
+    } else {
+        format!("{}:: function({args}) {body}", quote(name))
+    }
+}
+
+/// `hidden.<group>.<version>.<type>` for the definition `id`, if ksonnet-lib links it.
+fn type_link(id: &str) -> Option<String> {
+    let d = parse_description(id)?;
+    if d.version.is_empty() {
+        return None;
+    }
+    let kind = format_kind(&d.kind);
+    Some(access("hidden", &[d.group_or_core(), &d.version, &kind]))
+}
+
+impl<'a> Library<'a> {
+    fn new(spec: &'a ApiSpec) -> Library<'a> {
+        let mut places = BTreeMap::new();
+        let mut taken: BTreeSet<(FileKey, String)> = BTreeSet::new();
+        for def in spec.definitions.values() {
+            let file = (def.group().to_string(), def.desc.version.clone());
+            let base = format_kind(&def.desc.kind);
+            let mut key = base.clone();
+            let mut n = 2;
+            while !taken.insert((file.clone(), key.clone())) {
+                key = format!("{base}_{n}");
+                n += 1;
+            }
+            places.insert(def.id.as_str(), Place { file, key });
+        }
+        Library { spec, places }
+    }
+
+    /// How `from` refers to the file holding `id`'s functions.
+    fn file_ref(&self, from: &FileKey, id: &str) -> String {
+        let place = &self.places[id];
+        if &place.file == from {
+            "this".into()
+        } else {
+            local_name(&place.file)
+        }
+    }
+
+    fn lits(&self, def: &Definition) -> String {
+        let mut out = String::new();
+        for p in &def.properties {
+            let PropertyKind::Literal(kind) = p.kind else {
+                continue;
+            };
+            let arg = param_name(&p.name);
+            let key = field_key(&p.name);
+            let frag = |plus: &str, value: &str| format!("__mixin({{ {key}{plus}: {value} }})");
+            let setters: Vec<(String, String)> = match kind {
+                Literal::Item => {
+                    vec![(setter(&p.name, false), format!("self + {}", frag("", &arg)))]
+                }
+                Literal::Object => vec![
+                    (setter(&p.name, false), format!("self + {}", frag("", &arg))),
+                    (setter(&p.name, true), format!("self + {}", frag("+", &arg))),
+                ],
+                Literal::Array => [(false, ""), (true, "+")]
+                    .iter()
+                    .map(|(mixin, plus)| {
+                        (
+                            setter(&p.name, *mixin),
+                            format!(
+                                "self + if std.type({arg}) == 'array' then {} else {}",
+                                frag(plus, &arg),
+                                frag(plus, &format!("[{arg}]"))
+                            ),
+                        )
+                    })
+                    .collect(),
+            };
+            for (name, body) in setters {
+                let _ = writeln!(out, "      {},", method(&name, &arg, &body));
+            }
+            if let Some(link) = p.type_ref.as_deref().and_then(type_link) {
+                let _ = writeln!(
+                    out,
+                    "      {}:: {link},",
+                    field_key(&format!("{}Type", p.name))
+                );
+            }
+        }
+        out
+    }
+
+    fn refs(&self, def: &Definition, file: &FileKey) -> String {
+        let mut out = String::new();
+        for p in &def.properties {
+            let PropertyKind::Reference(target) = &p.kind else {
+                continue;
+            };
+            let place = &self.places[target.as_str()];
+            let nested = access(&self.file_ref(file, target), &["nested", &place.key]);
+            // ksonnet-lib writes a nested object's fragment under the field's formatted
+            // name (`scaleIo+:` for `scaleIO`): a bug real apps were rendered with, kept.
+            let name = format_kind(&p.name);
+            let (key, arg) = (field_key(&name), param_name(&p.name));
+            let _ = writeln!(
+                out,
+                "      {key}:: {nested}(function(o) __mixin({{ {key}+: o }})) + {{ {} }},",
+                method(
+                    "mixinInstance",
+                    &arg,
+                    &format!("__mixin({{ {key}+: {arg} }})")
+                )
+            );
+            if let Some(link) = type_link(target) {
+                let _ = writeln!(
+                    out,
+                    "      {}:: {link},",
+                    field_key(&format!("{}Type", p.name))
+                );
+            }
+        }
+        out
+    }
+
+    /// `base + self.a.withX(x).withY(y) + self.b.withZ(z)`, as ksonnet-lib composes them.
+    fn constructor(&self, ctor: &Constructor, base: &[&str]) -> String {
+        let mut by_path: BTreeMap<String, Vec<(&str, &str)>> = BTreeMap::new();
+        for p in ctor.params {
+            let (path, func) = match p.setter.rsplit_once('.') {
+                Some((path, func)) => (format!("self.{path}"), func),
+                None => ("self".to_string(), p.setter),
+            };
+            by_path.entry(path).or_default().push((func, p.name));
+        }
+        let mut items: Vec<String> = base.iter().map(|b| b.to_string()).collect();
+        for (path, mut calls) in by_path {
+            calls.sort();
+            let chain: String = calls.iter().map(|(f, a)| format!(".{f}({a})")).collect();
+            items.push(format!("{path}{chain}"));
+        }
+        let args: Vec<String> = ctor
+            .params
+            .iter()
+            .map(|p| format!("{}={}", p.name, p.default.jsonnet()))
+            .collect();
+        method(ctor.name, &args.join(", "), &items.join(" + "))
+    }
+
+    fn constructors(&self, def: &Definition, base: &[&str]) -> String {
+        match constructors::custom(&def.desc.codebase, def.group(), def.kind()) {
+            Some(ctors) => {
+                let mut seen = BTreeSet::new();
+                ctors
+                    .iter()
+                    .filter(|c| seen.insert(c.name))
+                    .map(|c| self.constructor(c, base))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+            None if base.is_empty() => "new():: {}".into(),
+            None => format!("new():: {}", base.join(" + ")),
+        }
+    }
+
+    /// The standalone object of a definition: constructors, setters and `mixin`.
+    fn standalone(&self, def: &Definition, from: &FileKey, head: &str) -> String {
+        let f = self.file_ref(from, &def.id);
+        let key = &self.places[def.id.as_str()].key;
+        let mut parts = vec![format!("{{ {head} }}")];
+        if has_lits(def) {
+            parts.push(format!("{}(function(o) o)", access(&f, &["lits", key])));
+        }
+        if has_refs(def) {
+            parts.push(format!(
+                "{{ mixin:: {}(function(o) o) }}",
+                access(&f, &["refs", key])
+            ));
+        } else {
+            parts.push("{ mixin:: {} }".into());
+        }
+        parts.join(" + ")
+    }
+
+    fn file(&self, file: &FileKey, kinds: &[&Definition]) -> String {
+        let mut body = String::new();
+        let mut deps: BTreeSet<FileKey> = BTreeSet::new();
+        let mut note = |id: &str| {
+            let f = &self.places[id].file;
+            if f != file {
+                deps.insert(f.clone());
+            }
+        };
+        if !kinds.is_empty() {
+            body.push_str("  kinds:: {\n");
+            let api_version = kinds[0].api_version().unwrap_or_default();
+            let _ = writeln!(
+                body,
+                "    local apiVersion = {{ apiVersion: {} }},",
+                quote(&api_version)
+            );
+            let mut seen = BTreeSet::new();
+            for def in kinds {
+                let name = format_kind(def.kind());
+                if !seen.insert(name.clone()) {
+                    continue;
+                }
+                note(&def.id);
+                let head = format!(
+                    "local kind = {{ kind: {} }}, {}",
+                    quote(def.kind()),
+                    self.constructors(def, &["apiVersion", "kind"])
+                );
+                let _ = writeln!(
+                    body,
+                    "    {}:: {},",
+                    field_key(&name),
+                    self.standalone(def, file, &head)
+                );
+            }
+            body.push_str("  },\n");
+        }
+        let own: Vec<&Definition> = self
+            .spec
+            .definitions
+            .values()
+            .filter(|d| self.places[d.id.as_str()].file == *file)
+            .collect();
+        let hidden: Vec<&&Definition> = own
+            .iter()
+            .filter(|d| d.component.is_none() && !d.desc.version.is_empty())
+            .collect();
+        if !hidden.is_empty() {
+            body.push_str("  hidden:: {\n");
+            let mut seen = BTreeSet::new();
+            for def in hidden {
+                let name = format_kind(&def.desc.kind);
+                if !seen.insert(name.clone()) {
+                    continue;
+                }
+                let head = self.constructors(def, &[]);
+                let _ = writeln!(
+                    body,
+                    "    {}:: {},",
+                    field_key(&name),
+                    self.standalone(def, file, &head)
+                );
+            }
+            body.push_str("  },\n");
+        }
+        let mut nested = String::new();
+        let mut lits = String::new();
+        let mut refs = String::new();
+        for def in &own {
+            let key = field_key(&self.places[def.id.as_str()].key);
+            let mut parts = Vec::new();
+            if has_lits(def) {
+                let _ = write!(lits, "    {key}(__mixin):: {{\n{}    }},\n", self.lits(def));
+                parts.push(format!("this.lits.{key}(__mixin)"));
+            }
+            if has_refs(def) {
+                for p in &def.properties {
+                    if let PropertyKind::Reference(t) = &p.kind {
+                        note(t);
+                    }
+                }
+                let _ = write!(
+                    refs,
+                    "    {key}(__mixin):: {{\n{}    }},\n",
+                    self.refs(def, file)
+                );
+                parts.push(format!("this.refs.{key}(__mixin)"));
+            }
+            if def.component.is_none() {
+                if parts.is_empty() {
+                    parts.push("{}".into());
+                }
+                let _ = writeln!(nested, "    {key}(__mixin):: {},", parts.join(" + "));
+            }
+        }
+        for (name, text) in [("nested", nested), ("lits", lits), ("refs", refs)] {
+            if !text.is_empty() {
+                let _ = write!(body, "  {name}:: {{\n{text}  }},\n");
+            }
+        }
+        let mut out = format!(
+            "// Generated by kf from the Kubernetes {} OpenAPI spec: ksonnet-lib's {} API.\n// Do not edit; `kf env set <env> --api-spec` regenerates it.\nlocal hidden = import 'hidden.libsonnet';\n",
+            self.spec.kubernetes_version,
+            if file.1.is_empty() {
+                file.0.clone()
+            } else {
+                format!("{}.{}", file.0, file.1)
+            }
+        );
+        for d in &deps {
+            let _ = writeln!(
+                out,
+                "local {} = import {};",
+                local_name(d),
+                quote(&file_name(d))
+            );
+        }
+        let _ = write!(out, "local this = {{\n{body}}};\nthis\n");
+        out
+    }
+}
+
+fn has_lits(def: &Definition) -> bool {
+    def.properties
+        .iter()
+        .any(|p| matches!(p.kind, PropertyKind::Literal(_)))
+}
+
+fn has_refs(def: &Definition) -> bool {
+    def.properties
+        .iter()
+        .any(|p| matches!(p.kind, PropertyKind::Reference(_)))
+}
+
+/// Every file of the library, by path below the library folder.
+pub fn print(spec: &ApiSpec, checksum: &str) -> Vec<(String, String)> {
+    let lib = Library::new(spec);
+    // Top-level kinds by the file of their group and (the kind's own) version.
+    let mut kinds: BTreeMap<FileKey, Vec<&Definition>> = BTreeMap::new();
+    for def in spec.definitions.values().filter(|d| d.component.is_some()) {
+        kinds
+            .entry((def.group().to_string(), def.version().to_string()))
+            .or_default()
+            .push(def);
+    }
+    for list in kinds.values_mut() {
+        list.sort_by(|a, b| {
+            format_kind(a.kind())
+                .cmp(&format_kind(b.kind()))
+                .then(a.id.cmp(&b.id))
+        });
+    }
+    let mut files: BTreeSet<FileKey> = lib.places.values().map(|p| p.file.clone()).collect();
+    files.extend(kinds.keys().cloned());
+
+    let mut out = Vec::new();
+    for file in &files {
+        let k = kinds.get(file).map(Vec::as_slice).unwrap_or(&[]);
+        out.push((
+            format!("{PARTS_DIR}/{}", file_name(file)),
+            lib.file(file, k),
+        ));
+    }
+
+    let mut top = format!(
+        "// Generated by kf from the Kubernetes {v} OpenAPI spec, in ksonnet-lib's shape.\n// Do not edit; `kf env set <env> --api-spec` regenerates it.\n{{\n  __ksonnet: {{ checksum: {}, kubernetesVersion: {} }},\n",
+        quote(checksum),
+        quote(&spec.kubernetes_version),
+        v = spec.kubernetes_version
+    );
+    write_index(&mut top, kinds.keys(), |f| {
+        format!(
+            "(import {}).kinds",
+            quote(&format!("{PARTS_DIR}/{}", file_name(f)))
+        )
+    });
+    top.push_str("}\n");
+    out.push(("k8s.libsonnet".into(), top));
+
+    let hidden_files: Vec<&FileKey> = files
+        .iter()
+        .filter(|f| {
+            !f.1.is_empty()
+                && spec
+                    .definitions
+                    .values()
+                    .any(|d| d.component.is_none() && d.group() == f.0 && d.desc.version == f.1)
+        })
+        .collect();
+    let mut hidden = String::from(
+        "// Generated by kf: ksonnet-lib's `hidden` types, by group and version.\n{\n",
+    );
+    write_index(&mut hidden, hidden_files.into_iter(), |f| {
+        format!("(import {}).hidden", quote(&file_name(f)))
+    });
+    hidden.push_str("}\n");
+    out.push((format!("{PARTS_DIR}/hidden.libsonnet"), hidden));
+    out.push(("k.libsonnet".into(), k_libsonnet(spec)));
+    out.sort();
+    out
+}
+
+/// `group:: { version:: <expr>, … },` for each file.
+fn write_index<'k>(
+    out: &mut String,
+    files: impl Iterator<Item = &'k FileKey>,
+    expr: impl Fn(&FileKey) -> String,
+) {
+    let mut groups: BTreeMap<&str, Vec<&FileKey>> = BTreeMap::new();
+    for f in files {
+        groups.entry(&f.0).or_default().push(f);
+    }
+    for (group, versions) in groups {
+        let _ = writeln!(out, "  {}:: {{", field_key(group));
+        for f in versions {
+            let _ = writeln!(out, "    {}:: {},", field_key(&f.1), expr(f));
+        }
+        out.push_str("  },\n");
+    }
+}
+
+/// k.libsonnet: k8s.libsonnet plus ksonnet-lib's extensions: `mapContainers` on every
+/// kind with a pod template, and `core.v1.list`.
+fn k_libsonnet(spec: &ApiSpec) -> String {
+    let mut by_group: BTreeMap<&str, BTreeMap<&str, BTreeSet<String>>> = BTreeMap::new();
+    for def in spec.kinds_containing("io.k8s.api.core.v1.PodSpec") {
+        by_group
+            .entry(def.group())
+            .or_default()
+            .entry(def.version())
+            .or_default()
+            .insert(format_kind(def.kind()));
+    }
+    by_group.entry("core").or_default().entry("v1").or_default();
+    let mut out = String::from(
+        "// Generated by kf: k8s.libsonnet with ksonnet-lib's extensions.\nlocal k8s = import 'k8s.libsonnet';\nlocal fn = {\n  mapContainers(f):: {\n    local podContainers = super.spec.template.spec.containers,\n    spec+: { template+: { spec+: { containers: std.map(f, podContainers) } } },\n  },\n  mapContainersWithName(names, f)::\n    local nameSet = if std.type(names) == 'array' then std.set(names) else std.set([names]);\n    local inNameSet(name) = std.length(std.setInter(nameSet, std.set([name]))) > 0;\n    self.mapContainers(function(c) if std.objectHas(c, 'name') && inNameSet(c.name) then f(c) else c),\n};\n\nk8s + {\n",
+    );
+    for (group, versions) in &by_group {
+        let g = access("k8s", &[group]);
+        let _ = writeln!(out, "  {}:: {g} + {{", field_key(group));
+        for (version, kinds) in versions {
+            let v = access("k8s", &[group, version]);
+            let _ = writeln!(out, "    {}:: {v} + {{", field_key(version));
+            if *group == "core" && *version == "v1" {
+                out.push_str("      list:: {\n        new(items):: { apiVersion: 'v1' } + { kind: 'List' } + self.items(items),\n        items(items):: if std.type(items) == 'array' then { items+: items } else { items+: [items] },\n      },\n");
+            }
+            for kind in kinds {
+                let _ = writeln!(
+                    out,
+                    "      {}:: {} + {{\n        mapContainers(f):: fn.mapContainers(f),\n        mapContainersWithName(names, f):: fn.mapContainersWithName(names, f),\n      }},",
+                    field_key(kind),
+                    access("k8s", &[group, version, kind])
+                );
+            }
+            out.push_str("    },\n");
+        }
+        out.push_str("  },\n");
+    }
+    out.push_str("}\n");
+    out
+}
