@@ -143,8 +143,9 @@ fn env_list_prints_ksonnet_table_and_json() {
     );
     let json: serde_json::Value =
         serde_json::from_str(&ok(&app.root, &["env", "list", "-o", "json"])).unwrap();
-    assert_eq!(json[1]["name"], "prod");
-    assert_eq!(json[1]["namespace"], "ml-prod");
+    assert_eq!(json["kind"], "environments");
+    assert_eq!(json["data"][1]["name"], "prod");
+    assert_eq!(json["data"][1]["namespace"], "ml-prod");
 }
 
 #[test]

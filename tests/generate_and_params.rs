@@ -347,18 +347,23 @@ fn param_list_and_diff_print_ksonnet_tables() {
         "COMPONENT PARAM         VALUE\n========= =====         =====\napi       containerPort 80\napi       image         'busybox'\napi       name          'api'\napi       replicas      1\n"
     );
     let prod = ok(&app.root, &["param", "list", "--env", "prod", "-o", "json"]);
-    let rows: serde_json::Value = serde_json::from_str(&prod).unwrap();
+    // ksonnet's -o json: {"kind": <table>, "data": [{<column>: <cell as text>}]}.
+    let doc: serde_json::Value = serde_json::from_str(&prod).unwrap();
+    assert_eq!(doc["kind"], "params");
     assert!(
-        rows.as_array()
+        doc["data"]
+            .as_array()
             .unwrap()
             .iter()
-            .any(|r| r["param"] == "replicas" && r["value"] == 3)
+            .any(|r| r["component"] == "api" && r["param"] == "replicas" && r["value"] == "3"),
+        "{prod}"
     );
     let diff = ok(&app.root, &["param", "diff", "default", "prod"]);
     let lines: Vec<&str> = diff.lines().collect();
-    assert_eq!(lines[0], "COMPONENT PARAM    DEFAULT PROD");
-    assert_eq!(lines[2], "api       replicas 1       3");
-    assert_eq!(lines[3], "api       debug            true");
+    // ksonnet 0.13.1's headers (ENV1/ENV2, whatever the environments are called).
+    assert_eq!(lines[0], "COMPONENT PARAM    ENV1 ENV2");
+    assert_eq!(lines[2], "api       replicas 1    3");
+    assert_eq!(lines[3], "api       debug         true");
 }
 
 #[test]
@@ -367,9 +372,10 @@ fn component_list_and_rm_remove_params_everywhere() {
     ok(&app.root, &["generate", "namespace", "a"]);
     ok(&app.root, &["generate", "namespace", "b"]);
     ok(&app.root, &["param", "set", "a", "x", "1", "--env", "prod"]);
+    // ksonnet 0.13.1 prints the five columns by default.
     assert_eq!(
         ok(&app.root, &["component", "list"]),
-        "COMPONENT\n=========\na\nb\n"
+        "COMPONENT TYPE    APIVERSION KIND NAME\n========= ====    ========== ==== ====\na         jsonnet\nb         jsonnet\n"
     );
     ok(&app.root, &["component", "rm", "a"]);
     assert!(!app.root.join("components/a.jsonnet").exists());

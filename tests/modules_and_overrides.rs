@@ -152,7 +152,7 @@ fn override_entries_merge_field_by_field_and_an_empty_override_file_is_removed()
     assert!(described.contains("k8sVersion: v1.10.3"), "{described}");
     let json = ok(&app.root, &["env", "list", "-o", "json"]);
     let envs: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let prod = envs
+    let prod = envs["data"]
         .as_array()
         .and_then(|a| a.iter().find(|e| e["name"] == "prod"))
         .or_else(|| envs.get("prod"))

@@ -17,7 +17,7 @@ pub enum ComponentCommand {
         after_help = "Example:\n  kf component list -o wide"
     )]
     List {
-        #[arg(short = 'o', long, default_value = "table", value_parser = ["table", "wide", "json"])]
+        #[arg(short = 'o', long, default_value = "table", value_parser = table::LIST_OUTPUTS)]
         output: String,
     },
     /// Remove a component: its file and its params in every environment.
@@ -61,33 +61,20 @@ pub fn run(ctx: &Context_, cmd: ComponentCommand) -> Result<()> {
                 ComponentFormat::Yaml => "yaml",
                 ComponentFormat::Json => "json",
             };
-            match output.as_str() {
-                "json" => {
-                    let list: Vec<Value> = components
-                        .iter()
-                        .map(|c| serde_json::json!({ "name": c.name, "type": type_of(c.format) }))
-                        .collect();
-                    println!("{}", serde_json::to_string_pretty(&list)?);
-                }
-                "wide" => {
-                    let rows: Vec<Vec<String>> = components
-                        .iter()
-                        .map(|c| {
-                            let (api, kind, name) = kind_of(c);
-                            vec![c.name.clone(), type_of(c.format).into(), api, kind, name]
-                        })
-                        .collect();
-                    print!(
-                        "{}",
-                        table::render(&["COMPONENT", "TYPE", "APIVERSION", "KIND", "NAME"], &rows)
-                    );
-                }
-                _ => {
-                    let rows: Vec<Vec<String>> =
-                        components.iter().map(|c| vec![c.name.clone()]).collect();
-                    print!("{}", table::render(&["COMPONENT"], &rows));
-                }
-            }
+            // ksonnet 0.13 prints the five columns by default (`-o wide` is the same).
+            let rows: Vec<Vec<String>> = components
+                .iter()
+                .map(|c| {
+                    let (api, kind, name) = kind_of(c);
+                    vec![c.name.clone(), type_of(c.format).into(), api, kind, name]
+                })
+                .collect();
+            table::print(
+                "components",
+                &["COMPONENT", "TYPE", "APIVERSION", "KIND", "NAME"],
+                &rows,
+                &output,
+            );
         }
         ComponentCommand::Rm { name } => {
             kf::components::remove(&app, &name)?;

@@ -25,7 +25,7 @@ pub enum EnvCommand {
     #[command(after_help = "Example:\n  kf env list -o json")]
     List {
         /// Output format: table or json.
-        #[arg(short = 'o', long, default_value = "table", value_parser = ["table", "json", "wide"])]
+        #[arg(short = 'o', long, default_value = "table", value_parser = table::LIST_OUTPUTS)]
         output: String,
     },
     /// Change an environment's name, server, namespace or API version.
@@ -99,51 +99,34 @@ pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
         }
         EnvCommand::List { output } => {
             let envs = app.environments();
-            if output == "json" {
-                let list: Vec<serde_json::Value> = envs
-                    .iter()
-                    .map(|e| {
-                        serde_json::json!({
-                            "name": e.name,
-                            "override": e.is_override,
-                            "kubernetesVersion": e.k8s_version,
-                            "namespace": e.namespace,
-                            "server": e.server,
-                        })
-                    })
-                    .collect();
-                println!("{}", serde_json::to_string_pretty(&list)?);
-            } else {
-                let rows: Vec<Vec<String>> = envs
-                    .iter()
-                    .map(|e| {
-                        vec![
-                            e.name.clone(),
-                            if e.is_override {
-                                "*".into()
-                            } else {
-                                String::new()
-                            },
-                            e.k8s_version.clone(),
-                            e.namespace.clone(),
-                            e.server.clone(),
-                        ]
-                    })
-                    .collect();
-                print!(
-                    "{}",
-                    table::render(
-                        &[
-                            "NAME",
-                            "OVERRIDE",
-                            "KUBERNETES-VERSION",
-                            "NAMESPACE",
-                            "SERVER"
-                        ],
-                        &rows
-                    )
-                );
-            }
+            let rows: Vec<Vec<String>> = envs
+                .iter()
+                .map(|e| {
+                    vec![
+                        e.name.clone(),
+                        if e.is_override {
+                            "*".into()
+                        } else {
+                            String::new()
+                        },
+                        e.k8s_version.clone(),
+                        e.namespace.clone(),
+                        e.server.clone(),
+                    ]
+                })
+                .collect();
+            table::print(
+                "environments",
+                &[
+                    "NAME",
+                    "OVERRIDE",
+                    "KUBERNETES-VERSION",
+                    "NAMESPACE",
+                    "SERVER",
+                ],
+                &rows,
+                &output,
+            );
         }
         EnvCommand::Set(a) => {
             if a.rename.is_none()

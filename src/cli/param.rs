@@ -54,7 +54,7 @@ pub struct ListArgs {
     component: Option<String>,
     #[arg(long)]
     env: Option<String>,
-    #[arg(short = 'o', long, default_value = "table", value_parser = ["table", "json"])]
+    #[arg(short = 'o', long, default_value = "table", value_parser = table::LIST_OUTPUTS)]
     output: String,
 }
 
@@ -64,7 +64,7 @@ pub struct DiffArgs {
     env2: String,
     #[arg(long)]
     component: Option<String>,
-    #[arg(short = 'o', long, default_value = "table", value_parser = ["table", "json"])]
+    #[arg(short = 'o', long, default_value = "table", value_parser = table::LIST_OUTPUTS)]
     output: String,
 }
 
@@ -106,53 +106,40 @@ pub fn run(ctx: &Context_, cmd: ParamCommand) -> Result<()> {
         }
         ParamCommand::List(a) => {
             let rows = ops::list(&app, a.component.as_deref(), a.env.as_deref())?;
-            if a.output == "json" {
-                let data: Vec<serde_json::Value> = rows
-                    .iter()
-                    .map(|r| serde_json::json!({ "component": r.component, "param": r.param, "value": r.value }))
-                    .collect();
-                println!("{}", serde_json::to_string_pretty(&data)?);
-            } else {
-                let cells: Vec<Vec<String>> = rows
-                    .iter()
-                    .map(|r| vec![r.component.clone(), r.param.clone(), display(&r.value)])
-                    .collect();
-                print!(
-                    "{}",
-                    table::render(&["COMPONENT", "PARAM", "VALUE"], &cells)
-                );
-            }
+            let cells: Vec<Vec<String>> = rows
+                .iter()
+                .map(|r| vec![r.component.clone(), r.param.clone(), display(&r.value)])
+                .collect();
+            table::print(
+                "params",
+                &["COMPONENT", "PARAM", "VALUE"],
+                &cells,
+                &a.output,
+            );
         }
         ParamCommand::Diff(a) => {
             let rows = ops::diff(&app, &a.env1, &a.env2, a.component.as_deref())?;
-            if a.output == "json" {
-                let data: Vec<serde_json::Value> = rows
-                    .iter()
-                    .map(|r| serde_json::json!({ "component": r.component, "param": r.param, a.env1.clone(): r.left, a.env2.clone(): r.right }))
-                    .collect();
-                println!("{}", serde_json::to_string_pretty(&data)?);
-            } else {
-                let show = |v: &Option<serde_json::Value>| {
-                    v.as_ref().map(|v| v.to_string()).unwrap_or_default()
-                };
-                let cells: Vec<Vec<String>> = rows
-                    .iter()
-                    .map(|r| {
-                        vec![
-                            r.component.clone(),
-                            r.param.clone(),
-                            show(&r.left),
-                            show(&r.right),
-                        ]
-                    })
-                    .collect();
-                let h1 = a.env1.to_uppercase();
-                let h2 = a.env2.to_uppercase();
-                print!(
-                    "{}",
-                    table::render(&["COMPONENT", "PARAM", &h1, &h2], &cells)
-                );
-            }
+            let show = |v: &Option<serde_json::Value>| {
+                v.as_ref().map(|v| v.to_string()).unwrap_or_default()
+            };
+            let cells: Vec<Vec<String>> = rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.component.clone(),
+                        r.param.clone(),
+                        show(&r.left),
+                        show(&r.right),
+                    ]
+                })
+                .collect();
+            // ksonnet's headers: ENV1 and ENV2 are the two environments, in order.
+            table::print(
+                "paramDiff",
+                &["COMPONENT", "PARAM", "ENV1", "ENV2"],
+                &cells,
+                &a.output,
+            );
         }
     }
     Ok(())

@@ -26,7 +26,7 @@ pub enum RegistryCommand {
         after_help = "Example:\n  kf registry list -o json"
     )]
     List {
-        #[arg(short = 'o', long, default_value = "table", value_parser = ["table", "json"])]
+        #[arg(short = 'o', long, default_value = "table", value_parser = table::LIST_OUTPUTS)]
         output: String,
     },
     /// Show a registry and its packages.
@@ -63,8 +63,11 @@ pub enum PkgCommand {
         after_help = "Example:\n  kf pkg list --installed"
     )]
     List {
+        /// Only the installed packages.
         #[arg(long)]
         installed: bool,
+        #[arg(short = 'o', long, default_value = "table", value_parser = table::LIST_OUTPUTS)]
+        output: String,
     },
     /// Show a package: description and prototypes.
     #[command(after_help = "Example:\n  kf pkg describe kubeflow/tf-serving")]
@@ -109,33 +112,27 @@ pub fn run_registry(ctx: &Context_, cmd: RegistryCommand) -> Result<()> {
         }
         RegistryCommand::List { output } => {
             let regs = manage::registries(&app);
-            if output == "json" {
-                let v: Vec<serde_json::Value> = regs
-                    .iter()
-                    .map(|r| serde_json::json!({"name": r.name, "protocol": r.protocol, "uri": r.uri, "override": r.is_override}))
-                    .collect();
-                println!("{}", serde_json::to_string_pretty(&v)?);
-            } else {
-                let rows: Vec<Vec<String>> = regs
-                    .iter()
-                    .map(|r| {
-                        vec![
-                            r.name.clone(),
-                            if r.is_override {
-                                "*".into()
-                            } else {
-                                String::new()
-                            },
-                            r.protocol.clone(),
-                            r.uri.clone(),
-                        ]
-                    })
-                    .collect();
-                print!(
-                    "{}",
-                    table::render(&["NAME", "OVERRIDE", "PROTOCOL", "URI"], &rows)
-                );
-            }
+            let rows: Vec<Vec<String>> = regs
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.name.clone(),
+                        if r.is_override {
+                            "*".into()
+                        } else {
+                            String::new()
+                        },
+                        r.protocol.clone(),
+                        r.uri.clone(),
+                    ]
+                })
+                .collect();
+            table::print(
+                "registries",
+                &["NAME", "OVERRIDE", "PROTOCOL", "URI"],
+                &rows,
+                &output,
+            );
         }
         RegistryCommand::Describe { name } => {
             let opened = manage::open(&app, &name, None)?;
@@ -175,41 +172,13 @@ pub fn run_pkg(ctx: &Context_, cmd: PkgCommand) -> Result<()> {
             )?;
             println!("Installed {id} into vendor/{id}");
         }
-        PkgCommand::List { installed } => {
-            let have = manage::installed(&app)?;
-            let mut rows = Vec::new();
-            if installed {
-                for (id, version) in &have {
-                    rows.push(vec![
-                        id.registry.clone(),
-                        id.name.clone(),
-                        version.clone(),
-                        "*".into(),
-                    ]);
-                }
-            } else {
-                for r in manage::registries(&app) {
-                    let opened = manage::open(&app, &r.name, None)?;
-                    for n in opened.names() {
-                        let inst = have
-                            .iter()
-                            .find(|(id, _)| id.registry == r.name && &id.name == n);
-                        rows.push(vec![
-                            r.name.clone(),
-                            n.clone(),
-                            inst.map(|(_, v)| v.clone()).unwrap_or_default(),
-                            if inst.is_some() {
-                                "*".into()
-                            } else {
-                                String::new()
-                            },
-                        ]);
-                    }
-                }
-            }
-            print!(
-                "{}",
-                table::render(&["REGISTRY", "NAME", "VERSION", "INSTALLED"], &rows)
+        PkgCommand::List { installed, output } => {
+            let rows = package_rows(&app, installed)?;
+            table::print(
+                "packages",
+                &["REGISTRY", "NAME", "VERSION", "INSTALLED", "ENVIRONMENTS"],
+                &rows,
+                &output,
             );
         }
         PkgCommand::Describe { package } => {
@@ -230,4 +199,63 @@ pub fn run_pkg(ctx: &Context_, cmd: PkgCommand) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `pkg list` as ksonnet printed it: a row per (registry, package, version), from the
+/// registries' indexes (at the version they list) and from app.yaml's libraries (at the
+/// version installed, `*`, with the environments of an env-scoped install). An installed
+/// package at another version than its registry lists shows as two rows.
+fn package_rows(app: &kf::app::App, installed_only: bool) -> Result<Vec<Vec<String>>> {
+    use std::collections::BTreeMap;
+    // (registry, name, version) → environments, when installed.
+    let mut rows: BTreeMap<(String, String, String), Option<Vec<String>>> = BTreeMap::new();
+    for (id, version) in manage::installed(app)? {
+        let env_only = !app.spec.libraries.contains_key(&id.to_string())
+            && app.spec.environments.values().any(|e| {
+                e.extra
+                    .get("libraries")
+                    .and_then(serde_json::Value::as_object)
+                    .is_some_and(|l| l.contains_key(&id.to_string()))
+            });
+        if !env_only {
+            rows.insert(
+                (id.registry.clone(), id.name.clone(), version),
+                Some(Vec::new()),
+            );
+        }
+    }
+    for (env, e) in &app.spec.environments {
+        let libs = e
+            .extra
+            .get("libraries")
+            .and_then(serde_json::Value::as_object);
+        for (key, lib) in libs.into_iter().flatten() {
+            let (reg, name) = key.split_once('/').unwrap_or(("", key));
+            let version = lib["version"].as_str().unwrap_or("").to_string();
+            let envs = rows
+                .entry((reg.to_string(), name.to_string(), version))
+                .or_insert_with(|| Some(Vec::new()));
+            if let Some(envs) = envs {
+                envs.push(env.clone());
+            }
+        }
+    }
+    if !installed_only {
+        for r in manage::registries(app) {
+            let opened = manage::open(app, &r.name, None)?;
+            for n in opened.names() {
+                let version = opened.listed_version(n).unwrap_or_default();
+                rows.entry((r.name.clone(), n.clone(), version))
+                    .or_insert(None);
+            }
+        }
+    }
+    Ok(rows
+        .into_iter()
+        .map(|((reg, name, version), envs)| {
+            let installed = if envs.is_some() { "*" } else { "" };
+            let envs = envs.unwrap_or_default().join(",");
+            vec![reg, name, version, installed.into(), envs]
+        })
+        .collect())
 }

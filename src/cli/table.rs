@@ -32,3 +32,43 @@ pub fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
     }
     out
 }
+
+/// How a list command prints its table: `table` (and `wide`, the same columns), ksonnet's
+/// `json` (`{"kind": <table>, "data": [{<column>: <cell>}]}`, every cell a string, what
+/// `ks … -o json` printed), or the same document as `yaml`.
+pub fn print(kind: &str, headers: &[&str], rows: &[Vec<String>], output: &str) {
+    match output {
+        "json" | "yaml" => {
+            let data: Vec<serde_json::Value> = rows
+                .iter()
+                .map(|row| {
+                    let cells: serde_json::Map<String, serde_json::Value> = headers
+                        .iter()
+                        .zip(row)
+                        .map(|(h, c)| (h.to_lowercase(), serde_json::Value::String(c.clone())))
+                        .collect();
+                    serde_json::Value::Object(cells)
+                })
+                .collect();
+            let doc = serde_json::json!({ "kind": kind, "data": data });
+            if output == "yaml" {
+                print!("{}", serde_saphyr::to_string(&doc).unwrap_or_default());
+            } else {
+                println!("{}", tab_indented(&doc));
+            }
+        }
+        _ => print!("{}", render(headers, rows)),
+    }
+}
+
+/// JSON indented with tabs, keys sorted (Go's encoder, which ksonnet used).
+fn tab_indented(value: &serde_json::Value) -> String {
+    let mut buf = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(b"\t");
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, formatter);
+    let _ = serde::Serialize::serialize(value, &mut ser);
+    String::from_utf8(buf).unwrap_or_default()
+}
+
+/// The values `-o` takes on list commands.
+pub const LIST_OUTPUTS: [&str; 4] = ["table", "wide", "json", "yaml"];

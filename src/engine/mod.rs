@@ -34,7 +34,26 @@ pub struct EngineOptions {
     /// The import sandbox: folders whose files imports may read; empty allows any file.
     pub sandbox: Vec<PathBuf>,
     pub max_stack: usize,
+    /// Source rewritten before it is parsed, for the files below a folder.
+    pub rewrite: Option<SourceRewrite>,
 }
+
+/// A rewrite of the Jsonnet files below `under` (ksonnet reprinted component files before
+/// evaluating them, and real apps were rendered with the effects).
+#[derive(Clone)]
+pub struct SourceRewrite {
+    pub under: PathBuf,
+    pub rewrite: fn(&str) -> String,
+}
+
+// Holds no Jsonnet values, so the cycle collector has nothing to trace in it.
+impl jrsonnet_gcmodule::Trace for SourceRewrite {
+    fn is_type_tracked() -> bool {
+        false
+    }
+}
+// SAFETY: a path and a function pointer refer to no garbage-collected values.
+unsafe impl jrsonnet_gcmodule::Acyclic for SourceRewrite {}
 
 pub struct Engine {
     state: State,
@@ -54,6 +73,7 @@ impl Engine {
                 options.aliases,
                 &options.sandbox,
                 options.display_root.clone(),
+                options.rewrite,
             ))
             .context_initializer(context.clone());
         let state = builder.build();

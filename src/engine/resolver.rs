@@ -21,6 +21,7 @@ pub struct KfImportResolver {
     /// The sandbox: canonical folders imports may read from (empty: no sandbox).
     allowed: Vec<PathBuf>,
     display_root: PathBuf,
+    rewrite: Option<super::SourceRewrite>,
 }
 
 impl KfImportResolver {
@@ -29,6 +30,7 @@ impl KfImportResolver {
         aliases: Vec<(PathBuf, PathBuf)>,
         allowed: &[PathBuf],
         display_root: PathBuf,
+        rewrite: Option<super::SourceRewrite>,
     ) -> Self {
         KfImportResolver {
             search_paths,
@@ -38,6 +40,7 @@ impl KfImportResolver {
                 .filter_map(|p| p.canonicalize().ok())
                 .collect(),
             display_root,
+            rewrite,
         }
     }
 
@@ -141,6 +144,14 @@ impl ImportResolver for KfImportResolver {
         let Some(path) = resolved.path() else {
             bail!(ImportIsADirectory(resolved.clone()))
         };
-        fs::read(path).map_err(|_| ResolvedFileNotFound(resolved.clone()).into())
+        let bytes = fs::read(path).map_err(|_| ResolvedFileNotFound(resolved.clone()))?;
+        if let Some(r) = &self.rewrite
+            && path.extension().is_some_and(|e| e == "jsonnet")
+            && path.canonicalize().is_ok_and(|p| p.starts_with(&r.under))
+            && let Ok(text) = std::str::from_utf8(&bytes)
+        {
+            return Ok((r.rewrite)(text).into_bytes());
+        }
+        Ok(bytes)
     }
 }

@@ -35,6 +35,7 @@ pub fn walk(lib: &Library) -> Result<BTreeMap<String, String>, String> {
         aliases: Vec::new(),
         sandbox: vec![lib.dir.to_path_buf()],
         max_stack: 2000,
+        rewrite: None,
     });
     let mut out = BTreeMap::new();
     let roots = [

@@ -43,13 +43,24 @@ impl Catalog {
 
     /// The generic prototypes, the built-in registry's, and those of the packages
     /// vendored in `app` (which win over the built-in copies: they are what renders).
+    /// An app with a registry of its own named like the built-in one (an old Kubeflow app
+    /// with its `kubeflow` registry) sees that registry instead, as with ksonnet: only
+    /// the generic prototypes and its installed packages.
     pub fn for_app(
         app: Option<&crate::app::App>,
     ) -> Result<Catalog, crate::registry::RegistryError> {
         let mut catalog = Catalog::builtin()?;
-        for pkg in crate::registry::builtin_packages().values() {
-            for proto in pkg.prototypes()? {
-                catalog.add(proto);
+        let shadowed = app.is_some_and(|a| {
+            a.spec.registries.contains_key(crate::registry::BUILTIN)
+                || a.overrides
+                    .as_ref()
+                    .is_some_and(|o| o.registries.contains_key(crate::registry::BUILTIN))
+        });
+        if !shadowed {
+            for pkg in crate::registry::builtin_packages().values() {
+                for proto in pkg.prototypes()? {
+                    catalog.add(proto);
+                }
             }
         }
         if let Some(app) = app {

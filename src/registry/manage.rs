@@ -197,6 +197,12 @@ impl Opened {
         self.fetched.as_ref().and_then(|(f, _)| f.version.clone())
     }
 
+    /// The version registry.yaml lists a package at (`master`), if any.
+    pub fn listed_version(&self, name: &str) -> Option<String> {
+        let (f, _) = self.fetched.as_ref()?;
+        remote::package_versions(&f.root).remove(name)
+    }
+
     pub fn package(&self, name: &str) -> Result<Package, RegistryError> {
         let missing = || RegistryError::Invalid {
             path: self.registry.name.clone(),
@@ -209,12 +215,28 @@ impl Opened {
         if let Some(b) = &self.builtin {
             return b.get(name).cloned().ok_or_else(missing);
         }
-        let (_, dirs) = self
-            .fetched
-            .as_ref()
-            .expect("remote registries are fetched");
-        let dir = dirs.get(name).ok_or_else(missing)?;
-        remote::read_package(&self.registry.name, name, dir)
+        let Some((fetched, dirs)) = self.fetched.as_ref() else {
+            return Err(missing());
+        };
+        if let Some(dir) = dirs.get(name) {
+            return remote::read_package(&self.registry.name, name, dir);
+        }
+        // ksonnet installs a package folder that registry.yaml does not list, as long as
+        // it has its parts.yaml (the name is a plain folder name, never a path).
+        let plain = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+            && !name.starts_with('.');
+        let dir = fetched.root.join(name);
+        let inside = match (dir.canonicalize(), fetched.root.canonicalize()) {
+            (Ok(d), Ok(r)) => d.starts_with(&r),
+            _ => false,
+        };
+        if plain && inside && dir.join("parts.yaml").is_file() {
+            return remote::read_package(&self.registry.name, name, &dir);
+        }
+        Err(missing())
     }
 }
 
@@ -313,14 +335,15 @@ pub fn install(
         app.root.join("vendor").join(&reg).join(&alias),
         pkg.files
             .iter()
-            .map(|(r, t)| (r.clone(), t.clone().into_bytes()))
+            .map(|(r, b)| (r.clone(), b.clone()))
             .collect(),
     );
+    // A folder registry has no version of its own: ksonnet records "".
     let version = opened.version().or(reference).unwrap_or_else(|| {
         if opened.registry.is_builtin() {
             format!("kf-{}", env!("CARGO_PKG_VERSION"))
         } else {
-            "local".into()
+            String::new()
         }
     });
     let library = json!({ "name": alias, "registry": reg, "version": version });

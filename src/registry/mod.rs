@@ -49,8 +49,8 @@ pub struct Package {
     pub id: PackageRef,
     pub description: String,
     pub origin: Origin,
-    /// Path within the package folder → text.
-    pub files: BTreeMap<String, String>,
+    /// Path within the package folder → its bytes (packages may hold images).
+    pub files: BTreeMap<String, Vec<u8>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -67,7 +67,7 @@ impl Package {
     /// The package's prototypes, each tagged with the package.
     pub fn prototypes(&self) -> Result<Vec<Prototype>, HeaderError> {
         let mut out = Vec::new();
-        for (rel, text) in &self.files {
+        for (rel, bytes) in &self.files {
             let Some(file) = rel.strip_prefix("prototypes/") else {
                 continue;
             };
@@ -80,6 +80,11 @@ impl Package {
                 }
                 Origin::Vendored(dir) => dir.join(rel).display().to_string(),
             };
+            let text = std::str::from_utf8(bytes).map_err(|_| HeaderError {
+                source_name: source.clone(),
+                line: 1,
+                message: "a prototype must be UTF-8 text".into(),
+            })?;
             let mut proto = parse_prototype(text, &source)?;
             proto.package = Some(self.id.clone());
             out.push(proto);
@@ -91,13 +96,16 @@ impl Package {
     pub fn dependencies(&self) -> BTreeSet<String> {
         let prefix = format!("{}/", self.id.registry);
         let mut deps = BTreeSet::new();
-        for (rel, text) in &self.files {
+        for (rel, bytes) in &self.files {
             if !(rel.ends_with(".jsonnet") || rel.ends_with(".libsonnet")) {
                 continue;
             }
+            let Ok(text) = std::str::from_utf8(bytes) else {
+                continue;
+            };
             for quote in ['\'', '"'] {
                 let opener = format!("{quote}{prefix}");
-                let mut rest = text.as_str();
+                let mut rest = text;
                 while let Some(at) = rest.find(&opener) {
                     rest = &rest[at + opener.len()..];
                     if let Some((name, _)) = rest.split_once('/')
@@ -134,10 +142,14 @@ pub fn builtin_packages() -> BTreeMap<String, Package> {
             origin: Origin::Builtin,
             files: BTreeMap::new(),
         });
-        pkg.files.insert(file.to_string(), text.to_string());
+        pkg.files.insert(file.to_string(), text.as_bytes().to_vec());
     }
     for pkg in packages.values_mut() {
-        pkg.description = parts_description(pkg.files.get("parts.yaml").map(String::as_str));
+        pkg.description = parts_description(
+            pkg.files
+                .get("parts.yaml")
+                .and_then(|b| std::str::from_utf8(b).ok()),
+        );
     }
     packages
 }
@@ -204,7 +216,7 @@ pub fn vendored_packages(app: &App) -> Result<Vec<Package>, RegistryError> {
             let mut files = BTreeMap::new();
             let protos = dir.join("prototypes");
             for rel in ["parts.yaml"] {
-                if let Ok(t) = std::fs::read_to_string(dir.join(rel)) {
+                if let Ok(t) = std::fs::read(dir.join(rel)) {
                     files.insert(rel.to_string(), t);
                 }
             }
@@ -212,13 +224,17 @@ pub fn vendored_packages(app: &App) -> Result<Vec<Package>, RegistryError> {
                 for e in entries.flatten() {
                     let n = file_name(&e.path());
                     if n.ends_with(".jsonnet")
-                        && let Ok(t) = std::fs::read_to_string(e.path())
+                        && let Ok(t) = std::fs::read(e.path())
                     {
                         files.insert(format!("prototypes/{n}"), t);
                     }
                 }
             }
-            let description = parts_description(files.get("parts.yaml").map(String::as_str));
+            let description = parts_description(
+                files
+                    .get("parts.yaml")
+                    .and_then(|b| std::str::from_utf8(b).ok()),
+            );
             out.push(Package {
                 id: PackageRef {
                     registry: registry.clone(),
@@ -275,7 +291,7 @@ pub fn stage_install(
             dir,
             pkg.files
                 .iter()
-                .map(|(rel, text)| (rel.clone(), text.clone().into_bytes()))
+                .map(|(rel, bytes)| (rel.clone(), bytes.clone()))
                 .collect(),
         );
         spec.libraries.insert(

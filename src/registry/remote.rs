@@ -282,6 +282,18 @@ pub fn packages(root: &Path) -> Result<BTreeMap<String, PathBuf>, RegistryError>
     Ok(out)
 }
 
+/// registry.yaml: package name → the version it lists the package at (`master`).
+pub fn package_versions(root: &Path) -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(root.join("registry.yaml")).unwrap_or_default();
+    let doc: Value = serde_saphyr::from_str(&text).unwrap_or(Value::Null);
+    doc["libraries"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, lib)| Some((name.clone(), lib["version"].as_str()?.to_string())))
+        .collect()
+}
+
 /// Read a package folder (every file, recursively; no symlinks followed out of it).
 pub fn read_package(registry: &str, name: &str, dir: &Path) -> Result<Package, RegistryError> {
     let mut files = BTreeMap::new();
@@ -308,13 +320,15 @@ pub fn read_package(registry: &str, name: &str, dir: &Path) -> Result<Package, R
                 .unwrap_or(&p)
                 .to_string_lossy()
                 .replace('\\', "/");
-            let text = std::fs::read_to_string(&p)
-                .map_err(|e| invalid(&p.display().to_string(), format!("not a text file: {e}")))?;
-            files.insert(rel, text);
+            // Bytes as they are: packages carry images and other binary files.
+            let bytes =
+                std::fs::read(&p).map_err(|e| invalid(&p.display().to_string(), e.to_string()))?;
+            files.insert(rel, bytes);
         }
     }
     let description = files
         .get("parts.yaml")
+        .and_then(|b| std::str::from_utf8(b).ok())
         .and_then(|t| serde_saphyr::from_str::<Value>(t).ok())
         .and_then(|v| v["description"].as_str().map(str::to_string))
         .unwrap_or_default();

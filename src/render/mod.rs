@@ -14,6 +14,7 @@
 //! Laziness is what makes `-c` cheap: a component nobody selects is never evaluated.
 
 mod components;
+pub mod ksonnet_compat;
 mod order;
 pub mod output;
 
@@ -122,6 +123,13 @@ pub fn new_engine(app: &App, env: &Environment, options: &RenderOptions) -> Engi
         max_stack: options
             .max_stack
             .unwrap_or(crate::engine::DEFAULT_MAX_STACK),
+        rewrite: Some(crate::engine::SourceRewrite {
+            under: app
+                .components_dir()
+                .canonicalize()
+                .unwrap_or_else(|_| app.components_dir()),
+            rewrite: ksonnet_compat::as_reprinted,
+        }),
     });
     for (name, value) in &options.ext_vars {
         match value {
