@@ -120,11 +120,12 @@ fn objects_come_out_namespaces_first_then_by_kind_order_then_name() {
         &["generate", "deployed-service", "a-web", "--image=nginx"],
     );
     let out = ok(&app.root, &["show", "default", "-o", "json"]);
-    let kinds_and_names: Vec<(String, String)> = out
-        .split("---\n")
-        .filter(|d| !d.trim().is_empty())
-        .map(|d| {
-            let v: serde_json::Value = serde_json::from_str(d).unwrap();
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let kinds_and_names: Vec<(String, String)> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
             (
                 v["kind"].as_str().unwrap().to_string(),
                 v["metadata"]["name"].as_str().unwrap().to_string(),

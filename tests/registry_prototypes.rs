@@ -107,12 +107,14 @@ fn registry_app(protos: &[Prototype]) -> TempApp {
     app
 }
 
-fn objects(json_stream: &str) -> Vec<Map<String, Value>> {
-    json_stream
-        .split("\n---\n")
-        .map(|d| d.trim_start_matches("---\n"))
-        .filter(|d| !d.trim().is_empty())
-        .map(|d| serde_json::from_str(d).unwrap_or_else(|e| panic!("{e}: {d}")))
+/// The objects of `show -o json` (one v1 List).
+fn objects(json: &str) -> Vec<Map<String, Value>> {
+    let list: Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {json}"));
+    list["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("not a List: {json}"))
+        .iter()
+        .map(|o| o.as_object().unwrap().clone())
         .collect()
 }
 

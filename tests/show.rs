@@ -97,6 +97,26 @@ fn show_output_is_byte_identical_across_runs() {
     }
 }
 
+/// `-o json` is one v1 List even for one object: what `jq '.items[]'` reads.
+#[test]
+fn show_json_is_always_one_list() {
+    let app = generic_app();
+    let out = ok(&app.root, &["show", "default", "-c", "web", "-o", "json"]);
+    assert!(
+        out.starts_with("{\n  \"apiVersion\": \"v1\",\n  \"items\": ["),
+        "{out}"
+    );
+    let one = tempfile::tempdir().unwrap();
+    ok(one.path(), &["init", "a"]);
+    let root = one.path().join("a");
+    ok(&root, &["generate", "namespace", "ns"]);
+    let list: serde_json::Value =
+        serde_json::from_str(&ok(&root, &["show", "default", "-o", "json"])).unwrap();
+    assert_eq!(list["kind"], "List");
+    assert_eq!(list["items"].as_array().map(Vec::len), Some(1));
+    assert_eq!(list["items"][0]["kind"], "Namespace");
+}
+
 #[test]
 fn env_comes_from_positional_flag_or_current_file() {
     let app = generic_app();
@@ -113,15 +133,16 @@ fn env_comes_from_positional_flag_or_current_file() {
 fn every_object_is_labelled_and_arrays_are_flattened() {
     let app = generic_app();
     let out = ok(&app.root, &["show", "default", "-c", "web", "-o", "json"]);
-    let docs: Vec<serde_json::Value> = out
-        .split("---\n")
-        .filter(|d| !d.trim().is_empty())
-        .map(|d| serde_json::from_str(d).unwrap())
-        .collect();
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (&list["apiVersion"], &list["kind"]),
+        (&"v1".into(), &"List".into())
+    );
+    let docs = list["items"].as_array().unwrap();
     assert_eq!(docs.len(), 2);
     let kinds: Vec<&str> = docs.iter().map(|d| d["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["Service", "Deployment"]);
-    for d in &docs {
+    for d in docs {
         assert_eq!(d["metadata"]["labels"]["ksonnet.io/component"], "web");
     }
 }

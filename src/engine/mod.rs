@@ -38,12 +38,14 @@ pub struct EngineOptions {
     pub rewrite: Option<SourceRewrite>,
 }
 
-/// A rewrite of the Jsonnet files below `under` (ksonnet reprinted component files before
-/// evaluating them, and real apps were rendered with the effects).
+/// A rewrite of Jsonnet source before it is parsed: `rewrite(text, is_component)` for every
+/// `.jsonnet`/`.libsonnet` file, `is_component` for those below `components` (ksonnet's
+/// engine accepted what jrsonnet does not, and reprinted component files before evaluating
+/// them; real apps were rendered with both). `None` keeps the text as it is.
 #[derive(Clone)]
 pub struct SourceRewrite {
-    pub under: PathBuf,
-    pub rewrite: fn(&str) -> String,
+    pub components: PathBuf,
+    pub rewrite: fn(&str, bool) -> Option<String>,
 }
 
 // Holds no Jsonnet values, so the cycle collector has nothing to trace in it.

@@ -146,11 +146,18 @@ impl ImportResolver for KfImportResolver {
         };
         let bytes = fs::read(path).map_err(|_| ResolvedFileNotFound(resolved.clone()))?;
         if let Some(r) = &self.rewrite
-            && path.extension().is_some_and(|e| e == "jsonnet")
-            && path.canonicalize().is_ok_and(|p| p.starts_with(&r.under))
+            && path
+                .extension()
+                .is_some_and(|e| e == "jsonnet" || e == "libsonnet")
             && let Ok(text) = std::str::from_utf8(&bytes)
         {
-            return Ok((r.rewrite)(text).into_bytes());
+            let component = path.extension().is_some_and(|e| e == "jsonnet")
+                && path
+                    .canonicalize()
+                    .is_ok_and(|p| p.starts_with(&r.components));
+            if let Some(new) = (r.rewrite)(text, component) {
+                return Ok(new.into_bytes());
+            }
         }
         Ok(bytes)
     }

@@ -124,11 +124,11 @@ pub fn new_engine(app: &App, env: &Environment, options: &RenderOptions) -> Engi
             .max_stack
             .unwrap_or(crate::engine::DEFAULT_MAX_STACK),
         rewrite: Some(crate::engine::SourceRewrite {
-            under: app
+            components: app
                 .components_dir()
                 .canonicalize()
                 .unwrap_or_else(|_| app.components_dir()),
-            rewrite: ksonnet_compat::as_reprinted,
+            rewrite: ksonnet_compat::as_ksonnet_evaluated,
         }),
     });
     for (name, value) in &options.ext_vars {

@@ -24,22 +24,29 @@ pub fn to_yaml_stream(objects: &[RenderedObject]) -> String {
     out
 }
 
-/// ksonnet's JSON output: 2-space indented objects, `---` between them when there are several.
-pub fn to_json_stream(objects: &[RenderedObject]) -> String {
-    let mut out = String::new();
-    for o in objects {
-        if objects.len() > 1 {
-            out.push_str("---\n");
-        }
-        out.push_str(&serde_json::to_string_pretty(&o.object).unwrap_or_default());
-        out.push('\n');
+/// `-o json`: one `v1` List of every object, 2-space indented, whatever their number
+/// (what `ks show -o json` and `kubectl get -o json` print, so `jq '.items[]'` works).
+pub fn to_json_list(objects: &[RenderedObject]) -> String {
+    #[derive(serde::Serialize)]
+    struct List<'a> {
+        #[serde(rename = "apiVersion")]
+        api_version: &'static str,
+        items: Vec<&'a serde_json::Map<String, Value>>,
+        kind: &'static str,
     }
+    let list = List {
+        api_version: "v1",
+        items: objects.iter().map(|o| &o.object).collect(),
+        kind: "List",
+    };
+    let mut out = serde_json::to_string_pretty(&list).unwrap_or_default();
+    out.push('\n');
     out
 }
 
 pub fn write(objects: &[RenderedObject], format: Format) -> String {
     match format {
         Format::Yaml => to_yaml_stream(objects),
-        Format::Json => to_json_stream(objects),
+        Format::Json => to_json_list(objects),
     }
 }
