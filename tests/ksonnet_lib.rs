@@ -18,6 +18,7 @@ fn eval(dir: &std::path::Path, code: &str) -> Value {
         aliases: Vec::new(),
         sandbox: vec![dir.to_path_buf()],
         max_stack: 500,
+        overlay: Vec::new(),
     });
     let v = engine
         .eval_snippet("test.jsonnet", code)

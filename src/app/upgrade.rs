@@ -95,7 +95,7 @@ pub fn apply(app: &App, plan: &Plan) -> Result<(), AppError> {
     if plan.is_noop() {
         return Ok(());
     }
-    let mut files = FileSet::new();
+    let mut files = FileSet::new(&app.root);
     files.write(app.root.join(super::APP_FILE), plan.app_yaml.clone());
     for f in &plan.removed {
         files.remove(f);
