@@ -20,7 +20,9 @@ fn main() {
             Ok(r) => r,
             Err(_) => std::process::exit(101),
         },
-        Err(e) => Err(anyhow::anyhow!("cannot start kf's worker thread: {e}")),
+        // No room for the big stack (a tight `ulimit -v`): run on this thread's smaller
+        // one rather than not at all.
+        Err(_) => cli::run(),
     };
     if let Err(e) = result {
         if let Some(exit) = e.downcast_ref::<cli::Exit>() {

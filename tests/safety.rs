@@ -627,6 +627,16 @@ fn param_set_edits_the_field_that_wins_or_refuses() {
         assert_eq!(read(&params), text, "{shape}: the file was changed");
         assert_eq!(ok(&app.root, &["show", "default"]), rendered, "{shape}");
     }
+    // Unsetting a key another field sets again is refused too.
+    let text =
+        WEB_PARAMS.trim_end().to_string() + " + { components+: { web+: { replicas: 7 } } }\n";
+    write(&params, &text);
+    let err = fails(&app.root, &["param", "unset", "web", "replicas"]);
+    assert!(
+        err.contains("cannot unset replicas") && err.contains("still be 7"),
+        "{err}"
+    );
+    assert_eq!(read(&params), text);
     // The usual shape still works, and the env's own file too.
     write(&params, WEB_PARAMS);
     ok(&app.root, &["param", "set", "web", "replicas", "5"]);

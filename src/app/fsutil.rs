@@ -223,37 +223,71 @@ impl FileSet {
     /// one journaled step.
     pub fn commit(self) -> Result<(), WriteError> {
         let root = self.root.canonicalize().map_err(io_err(&self.root))?;
-        let inside = |p: &Path| resolve_inside(&self.root, p);
-        let writes: Vec<(PathBuf, &Vec<u8>)> = self
-            .writes
-            .iter()
-            .map(|(p, c)| Ok((inside(p)?, c)))
-            .collect::<Result<_, WriteError>>()?;
-        let dirs: Vec<(PathBuf, &DirFiles)> = self
-            .dirs
-            .iter()
-            .map(|(p, f)| Ok((inside(p)?, f)))
-            .collect::<Result<_, WriteError>>()?;
-        let moves: Vec<(PathBuf, PathBuf)> = self
-            .moves
-            .iter()
-            .map(|(a, b)| Ok((inside(a)?, inside(b)?)))
-            .collect::<Result<_, WriteError>>()?;
-        let removals: Vec<PathBuf> = self
-            .removals
-            .iter()
-            .map(|p| inside(p))
-            .collect::<Result<_, _>>()?;
-        let dir_removals: Vec<PathBuf> = self
-            .dir_removals
-            .iter()
-            .map(|p| inside(p))
-            .collect::<Result<_, _>>()?;
+        let targets = self.resolved()?;
+        let mut plan = Plan::default();
+        if let Err(e) = plan.stage(&targets) {
+            plan.discard();
+            return Err(e);
+        }
+        plan.execute(&root)
+    }
 
-        let mut steps = Vec::new();
-        let mut synced = Vec::new();
-        // Staging: nothing the app reads changes here.
-        for (from, to) in &moves {
+    /// Every target as a real path inside the root (or the first one that is not).
+    fn resolved(&self) -> Result<FileSet, WriteError> {
+        let inside = |p: &PathBuf| resolve_inside(&self.root, p);
+        Ok(FileSet {
+            root: self.root.clone(),
+            writes: self
+                .writes
+                .iter()
+                .map(|(p, c)| Ok((inside(p)?, c.clone())))
+                .collect::<Result<_, WriteError>>()?,
+            dirs: self
+                .dirs
+                .iter()
+                .map(|(p, f)| Ok((inside(p)?, f.clone())))
+                .collect::<Result<_, WriteError>>()?,
+            moves: self
+                .moves
+                .iter()
+                .map(|(a, b)| Ok((inside(a)?, inside(b)?)))
+                .collect::<Result<_, WriteError>>()?,
+            removals: self.removals.iter().map(inside).collect::<Result<_, _>>()?,
+            dir_removals: self
+                .dir_removals
+                .iter()
+                .map(inside)
+                .collect::<Result<_, _>>()?,
+        })
+    }
+}
+
+/// The steps of a commit, once everything they need is staged, in the order they run:
+/// folders out of the way (or to their new names), staged files and folders into
+/// place, removals, then the graveyards of replaced folders.
+#[derive(Default)]
+struct Plan {
+    moves: Vec<Step>,
+    puts: Vec<Step>,
+    removals: Vec<Step>,
+    graves: Vec<Step>,
+    /// Folders whose entries change, fsynced before and after the steps.
+    synced: Vec<PathBuf>,
+}
+
+impl Plan {
+    fn steps(&self) -> impl Iterator<Item = &Step> {
+        self.moves
+            .iter()
+            .chain(&self.puts)
+            .chain(&self.removals)
+            .chain(&self.graves)
+    }
+
+    /// Stage every new file and folder (nothing the app reads changes here) and list the
+    /// steps that put them in place.
+    fn stage(&mut self, set: &FileSet) -> Result<(), WriteError> {
+        for (from, to) in &set.moves {
             if to.exists() {
                 return Err(io_err(to)(std::io::Error::new(
                     std::io::ErrorKind::AlreadyExists,
@@ -261,15 +295,14 @@ impl FileSet {
                 )));
             }
             create_parent(to)?;
-            steps.push(Step::Move {
+            self.moves.push(Step::Move {
                 from: from.clone(),
                 to: to.clone(),
             });
-            synced.extend(from.parent().map(Path::to_path_buf));
-            synced.extend(to.parent().map(Path::to_path_buf));
+            self.synced.extend(from.parent().map(Path::to_path_buf));
+            self.synced.extend(to.parent().map(Path::to_path_buf));
         }
-        let mut graves = Vec::new();
-        for dir in &dir_removals {
+        for dir in &set.dir_removals {
             let Some(parent) = dir.parent() else { continue };
             if fs::symlink_metadata(dir).is_err() {
                 continue;
@@ -279,54 +312,64 @@ impl FileSet {
                 .tempdir_in(parent)
                 .map_err(io_err(dir))?
                 .keep();
-            steps.push(Step::Move {
+            self.moves.push(Step::Move {
                 from: dir.clone(),
                 to: away.join("x"),
             });
-            graves.push(away);
-            synced.push(parent.to_path_buf());
+            self.graves.push(Step::RemoveTree { path: away });
+            self.synced.push(parent.to_path_buf());
         }
-        for (dir, files) in &dirs {
-            let replacing = dir_removals.contains(dir);
+        for (dir, files) in &set.dirs {
+            let replacing = set.dir_removals.contains(dir);
             let temp = stage_dir(dir, files, replacing)?.keep();
-            steps.push(Step::Rename {
+            self.puts.push(Step::Rename {
                 from: temp,
                 to: dir.clone(),
             });
-            synced.extend(dir.parent().map(Path::to_path_buf));
+            self.synced.extend(dir.parent().map(Path::to_path_buf));
         }
-        for (path, contents) in &writes {
+        for (path, contents) in &set.writes {
             create_parent(path)?;
-            let temp = stage(path, contents)?;
-            let (_, temp) = temp.keep().map_err(|e| io_err(path)(e.error))?;
-            steps.push(Step::Rename {
+            let (_, temp) = stage(path, contents)?
+                .keep()
+                .map_err(|e| io_err(path)(e.error))?;
+            self.puts.push(Step::Rename {
                 from: temp,
                 to: path.clone(),
             });
-            synced.extend(path.parent().map(Path::to_path_buf));
+            self.synced.extend(path.parent().map(Path::to_path_buf));
         }
-        for path in &removals {
-            steps.push(Step::RemoveFile { path: path.clone() });
-            synced.extend(path.parent().map(Path::to_path_buf));
+        for path in &set.removals {
+            self.removals.push(Step::RemoveFile { path: path.clone() });
+            self.synced.extend(path.parent().map(Path::to_path_buf));
         }
-        for g in graves {
-            steps.push(Step::RemoveTree { path: g });
-        }
-        synced.sort();
-        synced.dedup();
-        for dir in &synced {
+        self.synced.sort();
+        self.synced.dedup();
+        for dir in &self.synced {
             sync_dir(dir)?;
         }
+        Ok(())
+    }
 
-        // One rename needs no journal: it is atomic by itself.
+    /// Remove what staging made, after it failed: nothing was renamed yet.
+    fn discard(&self) {
+        for step in self.puts.iter().chain(&self.graves) {
+            let (Step::Rename { from: staged, .. } | Step::RemoveTree { path: staged }) = step
+            else {
+                continue;
+            };
+            let _ = fs::remove_dir_all(staged).or_else(|_| fs::remove_file(staged));
+        }
+    }
+
+    /// Journal (unless one rename does it all), run every step, fsync, drop the journal.
+    fn execute(&self, root: &Path) -> Result<(), WriteError> {
+        let steps: Vec<&Step> = self.steps().collect();
         let single = steps.len() == 1 && matches!(steps[0], Step::Rename { .. });
         let journal = root.join(JOURNAL_FILE);
         if !single {
             let record = Journal {
-                steps: steps
-                    .iter()
-                    .map(|s| s.relative_to(&root))
-                    .collect::<Vec<_>>(),
+                steps: steps.iter().map(|s| s.relative_to(root)).collect(),
             };
             let text = serde_json::to_vec_pretty(&record).map_err(|e| {
                 io_err(&journal)(std::io::Error::new(std::io::ErrorKind::InvalidData, e))
@@ -335,14 +378,14 @@ impl FileSet {
             let temp = stage(&journal, &text)?;
             temp.persist(&journal)
                 .map_err(|e| io_err(&journal)(e.error))?;
-            sync_dir(&root)?;
+            sync_dir(root)?;
         }
-        for step in &steps {
+        for step in steps {
             fault_point("before-rename");
             fault_step();
             step.run(&journal)?;
         }
-        for dir in &synced {
+        for dir in &self.synced {
             if dir.exists() {
                 sync_dir(dir)?;
             }
@@ -350,7 +393,7 @@ impl FileSet {
         if !single {
             fault_step();
             fs::remove_file(&journal).map_err(io_err(&journal))?;
-            sync_dir(&root)?;
+            sync_dir(root)?;
         }
         Ok(())
     }
@@ -678,5 +721,28 @@ mod tests {
             resolve_inside(&root, Path::new("vendor")),
             Err(WriteError::Symlink { .. })
         ));
+    }
+
+    #[test]
+    fn a_commit_that_fails_while_staging_changes_nothing_and_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("a"), "old").unwrap();
+        fs::write(root.join("blocker"), "a file, not a folder").unwrap();
+        fs::create_dir_all(root.join("pkg")).unwrap();
+        let mut set = FileSet::new(root);
+        set.write(root.join("a"), "new")
+            .remove_dir(root.join("pkg"))
+            .write_dir(root.join("pkg"), vec![("f".into(), b"x".to_vec())])
+            .write(root.join("blocker/b"), "cannot be staged");
+        assert!(set.commit().is_err());
+        assert_eq!(fs::read_to_string(root.join("a")).unwrap(), "old");
+        let mut names: Vec<String> = fs::read_dir(root)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a", "blocker", "pkg"]);
     }
 }

@@ -40,7 +40,7 @@ pub fn check_nesting(text: &str) -> std::result::Result<(), String> {
     let (depth, line) = max_nesting(text);
     if depth > MAX_NESTING {
         return Err(format!(
-            "line {line}: nested {depth} levels deep; kf parses at most {MAX_NESTING} levels (brackets, `local`, `if` and `function` chains) — a generated or hostile file?"
+            "line {line}: nested {depth} levels deep; kf parses at most {MAX_NESTING} levels (brackets, `local`, `if` and `function` chains); flatten it or split it into files"
         ));
     }
     Ok(())

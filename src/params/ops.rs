@@ -149,7 +149,25 @@ pub fn set(
         )
     })?;
     check_syntax(&at.display, &edited)?;
-    check_edit_wins(app, target, &at, &edited, &value)?;
+    match value_after_edit(app, target, &at, &edited, "set")? {
+        Some(v) if same_value(&v, &value) => {}
+        Some(v) => {
+            return Err(refused(
+                target,
+                &at,
+                "set",
+                format!("after the edit it would still be {v}"),
+            ));
+        }
+        None => {
+            return Err(refused(
+                target,
+                &at,
+                "set",
+                "after the edit it would still be unset".into(),
+            ));
+        }
+    }
     app::write_atomic(&app.root, &at.path, edited.as_bytes()).map_err(AppError::from)?;
     Ok(())
 }
@@ -174,13 +192,22 @@ fn same_value(a: &Value, b: &Value) -> bool {
 /// renders as the value set. A params file of another shape — a computed key, a later
 /// `+ { components+: … }`, components held in a `local` — could otherwise take an edit
 /// that changes nothing, or a duplicate field that breaks the file; kf refuses instead.
-fn check_edit_wins(
+fn refused(target: &ParamTarget, at: &Located, verb: &str, why: String) -> ParamError {
+    ParamError::Usage(format!(
+        "{}: kf cannot {verb} {} here: {why}; this file's shape (a computed key, a later `+ {{ components+: … }}`, or components held in a `local`) decides the value elsewhere. Edit it by hand; nothing was written",
+        at.display, target.key
+    ))
+}
+
+/// The value the key renders as with the edited file (`None`: unset); evaluated from
+/// memory, before anything is written.
+fn value_after_edit(
     app: &App,
     target: &ParamTarget,
     at: &Located,
     edited: &str,
-    value: &Value,
-) -> Result<(), ParamError> {
+    verb: &str,
+) -> Result<Option<Value>, ParamError> {
     let real = at.path.canonicalize().map_err(|source| AppError::Read {
         path: at.path.clone(),
         source,
@@ -189,12 +216,7 @@ fn check_edit_wins(
         overlay: vec![(real, edited.to_string())],
         ..RenderOptions::default()
     };
-    let refuse = |why: String| {
-        ParamError::Usage(format!(
-            "{}: kf cannot set {} here: {why}; this file's shape (a computed key, a later `+ {{ components+: … }}`, or components held in a `local`) decides the value elsewhere. Edit it by hand; nothing was written",
-            at.display, target.key
-        ))
-    };
+    let refuse = |why: String| refused(target, at, verb, why);
     let evaluated = match (&target.component, &target.env) {
         (_, Some(e)) if at.root == Root::TopLevel => {
             let env = app.environment(e)?;
@@ -220,7 +242,7 @@ fn check_edit_wins(
         }
         (_, None) => {
             let Some(env) = app.environments().into_iter().next() else {
-                return Ok(());
+                return Ok(None);
             };
             let engine = render::new_engine(app, &env, &options);
             let module = match &target.component {
@@ -242,12 +264,7 @@ fn check_edit_wins(
         Root::TopLevel => vec![],
     };
     path.extend(at.keys.iter().map(String::as_str));
-    let got = path.iter().try_fold(&evaluated, |v, k| v.get(*k));
-    match got {
-        Some(v) if same_value(v, value) => Ok(()),
-        Some(v) => Err(refuse(format!("after the edit it would still be {v}"))),
-        None => Err(refuse("after the edit it would still be unset".into())),
-    }
+    Ok(path.iter().try_fold(&evaluated, |v, k| v.get(*k)).cloned())
 }
 
 /// `kf param unset`.
@@ -275,6 +292,18 @@ pub fn unset(app: &App, target: &ParamTarget) -> Result<(), ParamError> {
             other => other,
         })?;
     check_syntax(&at.display, &edited)?;
+    // In a module's params the key must be gone (in an env, the module's value shows
+    // through again, as it should).
+    if target.env.is_none()
+        && let Some(v) = value_after_edit(app, target, &at, &edited, "unset")?
+    {
+        return Err(refused(
+            target,
+            &at,
+            "unset",
+            format!("after the edit it would still be {v}"),
+        ));
+    }
     let mut files = FileSet::new(&app.root);
     files.write(&at.path, edited);
     files.commit().map_err(AppError::from)?;
