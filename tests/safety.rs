@@ -484,6 +484,17 @@ fn a_git_ref_starting_with_a_dash_never_reaches_git() {
         );
         assert!(!err.contains("root:"), "{err}");
     }
+    // A ref at the end of a registry URI is checked the same way, before git runs.
+    let err = fails(
+        &app.root,
+        &[
+            "registry",
+            "add",
+            "evil",
+            "https://example.invalid/r.git@--upload-pack=touch",
+        ],
+    );
+    assert!(err.contains("starts with '-'"), "{err}");
     assert_eq!(snapshot(&app.root), before);
     sentinel.assert_unchanged();
 }

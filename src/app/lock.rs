@@ -74,6 +74,7 @@ impl From<LockError> for AppError {
 
 /// Open (or create) the lock file: never through a symlink, never blocking on a FIFO,
 /// only a regular file.
+#[cfg(unix)]
 fn open_lock_file(path: &Path) -> Result<File, LockError> {
     use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
     let io = |source| LockError::Io {
@@ -130,6 +131,25 @@ fn open_lock_file(path: &Path) -> Result<File, LockError> {
         });
     }
     Ok(file)
+}
+
+#[cfg(not(unix))]
+fn open_lock_file(path: &Path) -> Result<File, LockError> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(LockError::NotAFile {
+            path: path.to_path_buf(),
+            what: "not a plain file",
+        });
+    }
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|source| LockError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// Take the app's write lock, waiting up to `timeout` for another holder; then finish
