@@ -42,7 +42,7 @@ impl CappedAllocator {
 #[cold]
 fn over_cap(cap: usize, size: usize) -> ! {
     CAP.store(0, Ordering::SeqCst);
-    let subject = super::limits::current_subject();
+    let subject = super::watchdog::current_subject();
     let mut err = std::io::stderr().lock();
     let _ = writeln!(
         err,

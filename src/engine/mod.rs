@@ -7,6 +7,8 @@
 pub mod limits;
 pub mod memory;
 mod resolver;
+mod stdlib;
+pub mod watchdog;
 
 use std::path::{Path, PathBuf};
 
@@ -43,7 +45,7 @@ pub struct EngineOptions {
 
 pub struct Engine {
     state: State,
-    context: limits::BoundedStdlib,
+    context: stdlib::BoundedStdlib,
     display_root: PathBuf,
     _stack_guard: jrsonnet_evaluator::stack::StackDepthLimitOverrideGuard,
 }
@@ -51,7 +53,7 @@ pub struct Engine {
 impl Engine {
     pub fn new(options: EngineOptions) -> Engine {
         let resolver = PathResolver::Relative(options.display_root.clone());
-        let context = limits::BoundedStdlib::new(resolver);
+        let context = stdlib::BoundedStdlib::new(resolver);
         let mut builder = State::builder();
         builder
             .import_resolver(KfImportResolver::new(
@@ -96,7 +98,7 @@ impl Engine {
     /// Evaluate a file (cached: importing it again returns the same value).
     pub fn import_file(&self, path: &Path) -> Result<Val, EvalError> {
         let _g = self.enter();
-        let _e = limits::Evaluating::start(|| self.shown(path));
+        let _e = watchdog::Evaluating::start(|| self.shown(path));
         let resolved = self
             .state
             .resolve_from_default(&path)
@@ -108,7 +110,7 @@ impl Engine {
 
     pub fn eval_snippet(&self, name: &str, code: &str) -> Result<Val, EvalError> {
         let _g = self.enter();
-        let _e = limits::Evaluating::start(|| name.to_string());
+        let _e = watchdog::Evaluating::start(|| name.to_string());
         limits::check_nesting(code).map_err(|message| EvalError {
             message: format!("{name}: {message}"),
         })?;
@@ -120,14 +122,14 @@ impl Engine {
     /// Manifest a value to JSON, forcing every field (errors carry the Jsonnet trace).
     pub fn to_json(&self, val: &Val) -> Result<Value, EvalError> {
         let _g = self.enter();
-        let _e = limits::Evaluating::start(|| "rendering".to_string());
+        let _e = watchdog::Evaluating::start(|| "rendering".to_string());
         val_to_json(val).map_err(|e| self.format_error(&e))
     }
 
     /// A field of an object, evaluated, as JSON.
     pub fn field_json(&self, obj: &ObjValue, field: &str) -> Result<Option<Value>, EvalError> {
         let _g = self.enter();
-        let _e = limits::Evaluating::start(|| format!("component '{field}'"));
+        let _e = watchdog::Evaluating::start(|| format!("component '{field}'"));
         match obj.get(field.into()) {
             Ok(Some(v)) => val_to_json(&v).map(Some).map_err(|e| self.format_error(&e)),
             Ok(None) => Ok(None),
