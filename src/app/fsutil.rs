@@ -416,19 +416,43 @@ impl Step {
         }
     }
 
+    /// A journal step read back from disk, as real paths inside the root. The journal is
+    /// in an untrusted folder too: its paths are confined like any other, and it may only
+    /// rename kf's own staged files into place and delete kf's own graveyards.
     fn absolute(&self, root: &Path) -> Result<Step, WriteError> {
         let a = |p: &PathBuf| resolve_inside(root, p);
+        let kf_own = |p: &PathBuf, prefix: &str| {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            if name.is_some_and(|n| n.starts_with(prefix)) {
+                Ok(())
+            } else {
+                Err(WriteError::Recovery {
+                    step: format!("{} is not a kf staging path", p.display()),
+                    journal: root.join(JOURNAL_FILE),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "the journal was not written by kf; remove it",
+                    ),
+                })
+            }
+        };
         Ok(match self {
-            Step::Rename { from, to } => Step::Rename {
-                from: a(from)?,
-                to: a(to)?,
-            },
+            Step::Rename { from, to } => {
+                kf_own(from, ".kf-")?;
+                Step::Rename {
+                    from: a(from)?,
+                    to: a(to)?,
+                }
+            }
             Step::Move { from, to } => Step::Move {
                 from: a(from)?,
                 to: a(to)?,
             },
             Step::RemoveFile { path } => Step::RemoveFile { path: a(path)? },
-            Step::RemoveTree { path } => Step::RemoveTree { path: a(path)? },
+            Step::RemoveTree { path } => {
+                kf_own(path, ".kf-old-")?;
+                Step::RemoveTree { path: a(path)? }
+            }
         })
     }
 
@@ -744,5 +768,19 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["a", "blocker", "pkg"]);
+    }
+
+    #[test]
+    fn a_journal_kf_did_not_write_cannot_delete_the_app() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("components")).unwrap();
+        fs::write(
+            root.join(JOURNAL_FILE),
+            r#"{"steps":[{"op":"remove_tree","path":"components"}]}"#,
+        )
+        .unwrap();
+        assert!(matches!(recover(root), Err(WriteError::Recovery { .. })));
+        assert!(root.join("components").is_dir());
     }
 }
