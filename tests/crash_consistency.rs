@@ -253,7 +253,7 @@ fn upgrade_killed_at_any_step_leaves_the_app_as_before_or_after() {
 }
 
 #[test]
-fn init_ignores_kf_staging_files_in_git() {
+fn init_and_upgrade_ignore_kf_lock_and_staging_files_in_git() {
     let dir = tempfile::tempdir().unwrap();
     ok(dir.path(), &["init", "app"]);
     let ignore = read(dir.path().join("app/.gitignore"));
