@@ -11,13 +11,16 @@ use crate::prototype::generate::{ComponentWriteError, check_syntax};
 /// Remove a component's file and its params from the module and from every environment.
 pub fn remove(app: &App, name: &str) -> Result<(), ComponentWriteError> {
     let component = app.component(name)?;
-    let mut files = FileSet::new();
+    let mut files = FileSet::new(&app.root);
     let mut edit = |path: PathBuf, key: &str| -> Result<(), ComponentWriteError> {
         let Ok(text) = std::fs::read_to_string(&path) else {
             return Ok(());
         };
         let display = crate::render::rel(app, &path);
-        match ParamsFile::parse(&display, &text)?.unset(Root::Components, &[key.to_string()], false)
+        let (bom, body) = crate::params::split_bom(&text);
+        match ParamsFile::parse(&display, body)?
+            .unset(Root::Components, &[key.to_string()], false)
+            .map(|e| format!("{bom}{e}"))
         {
             Ok(edited) => {
                 check_syntax(&display, &edited)?;
@@ -66,7 +69,7 @@ pub fn import(app: &App, source: &Path) -> Result<Vec<Imported>, ComponentWriteE
         vec![source.to_path_buf()]
     };
     let mut taken: Vec<String> = app.components()?.into_iter().map(|c| c.name).collect();
-    let mut files = FileSet::new();
+    let mut files = FileSet::new(&app.root);
     let mut created = Vec::new();
     for input in inputs {
         let text = std::fs::read_to_string(&input).map_err(|e| AppError::Read {

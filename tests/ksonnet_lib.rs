@@ -19,6 +19,7 @@ fn eval(dir: &std::path::Path, code: &str) -> Value {
         sandbox: vec![dir.to_path_buf()],
         max_stack: 500,
         rewrite: None,
+        overlay: Vec::new(),
     });
     let v = engine
         .eval_snippet("test.jsonnet", code)

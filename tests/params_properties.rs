@@ -117,4 +117,40 @@ proptest! {
             let _ = f.unset(Root::Components, &["c".into(), k], true);
         }
     }
+
+    /// The shapes where the field kf edits may not be the one that wins (issue 13): the
+    /// editor never panics on them and whatever it returns parses; `kf param set` then
+    /// evaluates the result and refuses when the value did not change (tests/safety.rs).
+    #[test]
+    fn editor_never_panics_on_the_shapes_where_another_field_wins(
+        (text, comps) in params_file(),
+        shape in 0usize..6,
+        k in key(),
+        pick in any::<usize>(),
+    ) {
+        let target = if comps.is_empty() { "new".to_string() } else { comps[pick % comps.len()].0.clone() };
+        let quoted = serde_json::to_string(&target).unwrap();
+        let shaped = match shape {
+            0 => text.replacen(&format!("{quoted}: {{"), &format!("[{quoted} + '']: {{"), 1),
+            1 => format!(
+                "{} + {{ components+: {{ {quoted}+: {{ {}: 7 }} }} }}\n",
+                text.trim_end(),
+                serde_json::to_string(&k).unwrap()
+            ),
+            2 => format!("local c = {{ {quoted}: {{}} }};\n{{ global: {{}}, components: c }}\n"),
+            3 => format!("local p = {};\np + {{ components+: {{}} }}\n", text.trim_end().trim_start_matches("local base = 1;\n")),
+            4 => format!("\u{feff}{text}"),
+            _ => format!("{}{}{}", "[".repeat(2500), text, "]".repeat(2500)),
+        };
+        let (_, body) = kf::params::split_bom(&shaped);
+        prop_assert!(shape == 5 || parses(body), "{}", body);
+        if let Ok(file) = ParamsFile::parse("p", body) {
+            for inherit in [Inherit::Replace, Inherit::Extend] {
+                if let Ok(edited) = file.set(Root::Components, &[target.clone(), k.clone()], "1", inherit) {
+                    prop_assert!(parses(&edited), "{}", edited);
+                }
+            }
+            let _ = file.unset(Root::Components, &[target.clone(), k.clone()], true);
+        }
+    }
 }

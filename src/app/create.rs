@@ -95,19 +95,6 @@ fn stage_env_files(root: &Path, env_path: &str, api: &ApiSpec, files: &mut FileS
     }
 }
 
-fn create_parents(files: &FileSet, paths: &[PathBuf]) -> Result<(), AppError> {
-    let _ = files;
-    for p in paths {
-        if let Some(parent) = p.parent() {
-            fs::create_dir_all(parent).map_err(|source| AppError::Read {
-                path: parent.into(),
-                source,
-            })?;
-        }
-    }
-    Ok(())
-}
-
 /// `kf init`: build the whole app in a hidden sibling folder, then rename it into place,
 /// so a failure never leaves a half-made app.
 pub fn init_app(target: &Path, env: &EnvOptions) -> Result<PathBuf, AppError> {
@@ -164,7 +151,7 @@ pub fn init_app(target: &Path, env: &EnvOptions) -> Result<PathBuf, AppError> {
             ..Default::default()
         },
     );
-    let mut files = FileSet::new();
+    let mut files = FileSet::new(root);
     files.write(root.join(super::APP_FILE), App::render_spec(&spec));
     files.write(root.join(".gitignore"), templates::GITIGNORE);
     files.write(
@@ -182,17 +169,6 @@ pub fn init_app(target: &Path, env: &EnvOptions) -> Result<PathBuf, AppError> {
             source,
         })?;
     }
-    create_parents(
-        &files,
-        &[
-            root.join("environments").join(&env.name).join("x"),
-            root.join("lib")
-                .join("ksonnet-lib")
-                .join(&api.version)
-                .join(crate::ksonnetlib::printer::PARTS_DIR)
-                .join("x"),
-        ],
-    )?;
     files.commit()?;
     let staged = staging.keep();
     fs::rename(&staged, target).map_err(|source| {
@@ -252,7 +228,7 @@ pub fn add_env(app: &App, env: &EnvOptions) -> Result<(), AppError> {
         targets: Vec::new(),
         extra: Default::default(),
     };
-    let mut files = FileSet::new();
+    let mut files = FileSet::new(&app.root);
     if env.is_override {
         let mut o = app.overrides.clone().unwrap_or_default();
         o.environments.insert(env.name.clone(), entry);
@@ -263,26 +239,15 @@ pub fn add_env(app: &App, env: &EnvOptions) -> Result<(), AppError> {
         files.write(app.root.join(super::APP_FILE), App::render_spec(&spec));
     }
     stage_env_files(&app.root, &env.name, &api, &mut files);
-    create_parents(
-        &files,
-        &[
-            env_dir.join("x"),
-            app.root
-                .join("lib")
-                .join("ksonnet-lib")
-                .join(&api.version)
-                .join(crate::ksonnetlib::printer::PARTS_DIR)
-                .join("x"),
-        ],
-    )?;
     files.commit()?;
     Ok(())
 }
 
-/// `kf env rm`: the entry, then its folder; the current-env marker if it named it.
+/// `kf env rm`: the entry, its folder and the current-env marker if it named it, in one
+/// atomic step. Now-empty parents of a nested env (us-west/prod → us-west) go too.
 pub fn remove_env(app: &App, name: &str, from_override: bool) -> Result<(), AppError> {
     let env = app.environment(name)?;
-    let mut files = FileSet::new();
+    let mut files = FileSet::new(&app.root);
     if from_override || env.is_override {
         let mut o: OverrideSpec = app.overrides.clone().unwrap_or_default();
         if o.environments.remove(name).is_none() {
@@ -300,21 +265,25 @@ pub fn remove_env(app: &App, name: &str, from_override: bool) -> Result<(), AppE
     if app.current_environment().as_deref() == Some(name) {
         files.remove(app.root.join(super::CURRENT_ENV_FILE));
     }
-    files.commit()?;
     let dir = app.env_dir(&env);
-    if dir.is_dir() {
-        fs::remove_dir_all(&dir).map_err(|source| AppError::Read {
-            path: dir.clone(),
-            source,
-        })?;
-        // Drop now-empty parents of a nested env (us-west/prod → us-west).
-        let mut parent = dir.parent();
-        while let Some(p) = parent {
-            if p == app.environments_dir() || fs::remove_dir(p).is_err() {
-                break;
-            }
-            parent = p.parent();
+    if fs::symlink_metadata(&dir).is_ok() {
+        files.remove_dir(&dir);
+    }
+    files.commit()?;
+    // Drop now-empty parents of a nested env; remove_dir never removes a non-empty folder.
+    let envs = app.environments_dir();
+    let mut parent = dir.parent();
+    while let Some(p) = parent {
+        if p == envs
+            || !p.starts_with(&envs)
+            || super::fsutil::resolve_inside(&app.root, p).is_err()
+        {
+            break;
         }
+        if fs::remove_dir(p).is_err() {
+            break;
+        }
+        parent = p.parent();
     }
     Ok(())
 }
@@ -355,7 +324,7 @@ pub fn update_env(app: &App, name: &str, changes: &EnvChanges) -> Result<(), App
         new_name = r.clone();
         entry.path = r.clone();
     }
-    let mut files = FileSet::new();
+    let mut files = FileSet::new(&app.root);
     if env.is_override {
         let mut o = app.overrides.clone().unwrap_or_default();
         o.environments.remove(name);
@@ -369,10 +338,6 @@ pub fn update_env(app: &App, name: &str, changes: &EnvChanges) -> Result<(), App
     }
     if let Some((version, lib)) = swagger {
         let dir = app.root.join("lib").join("ksonnet-lib").join(&version);
-        create_parents(
-            &files,
-            &[dir.join(crate::ksonnetlib::printer::PARTS_DIR).join("x")],
-        )?;
         for (name, bytes) in lib {
             files.write(dir.join(name), bytes);
         }
@@ -386,24 +351,12 @@ pub fn update_env(app: &App, name: &str, changes: &EnvChanges) -> Result<(), App
                 message: "already exists".into(),
             });
         }
-        if let Some(parent) = to.parent() {
-            fs::create_dir_all(parent).map_err(|source| AppError::Read {
-                path: parent.into(),
-                source,
-            })?;
-        }
-        fs::rename(&from, &to).map_err(|source| AppError::Read {
-            path: from.clone(),
-            source,
-        })?;
-        if let Err(e) = files.commit() {
-            let _ = fs::rename(&to, &from);
-            return Err(e.into());
+        if fs::symlink_metadata(&from).is_ok() {
+            files.move_dir(from, to);
         }
         if app.current_environment().as_deref() == Some(name) {
-            super::write_atomic(&app.root.join(super::CURRENT_ENV_FILE), new_name.as_bytes())?;
+            files.write(app.root.join(super::CURRENT_ENV_FILE), new_name.clone());
         }
-        return Ok(());
     }
     files.commit()?;
     Ok(())
@@ -415,10 +368,10 @@ pub fn set_current_env(app: &App, name: Option<&str>) -> Result<(), AppError> {
     match name {
         Some(n) => {
             app.environment(n)?;
-            super::write_atomic(&path, n.as_bytes())?;
+            super::write_atomic(&app.root, &path, n.as_bytes())?;
         }
         None => {
-            let mut f = FileSet::new();
+            let mut f = FileSet::new(&app.root);
             f.remove(path);
             f.commit()?;
         }

@@ -3,12 +3,16 @@
 //! them, so concurrent `kf param set` runs (scripts, CI jobs) never lose an update.
 //! The lock is the operating system's (flock); it goes away with the process, so a
 //! crashed kf never leaves a stale lock behind.
+//!
+//! The lock file is in an untrusted folder: it is opened without following a symlink and
+//! without blocking on a FIFO or device, and anything but a regular file is refused.
+//! Whoever takes the lock first finishes any change a killed kf left half done.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::AppError;
+use super::{AppError, fsutil};
 
 pub const LOCK_FILE: &str = ".kf.lock";
 
@@ -44,40 +48,120 @@ pub enum LockError {
         source: std::io::Error,
     },
     #[error(
+        "cannot lock the app: {path} is {what}, not a regular file; remove it (kf recreates it)"
+    )]
+    NotAFile { path: PathBuf, what: &'static str },
+    #[error(
         "another kf command has been changing this app for {waited:.0?} and still holds {path}; wait for it to finish (or raise KF_LOCK_TIMEOUT)"
     )]
     Timeout { path: PathBuf, waited: Duration },
+    #[error(transparent)]
+    Recovery(#[from] fsutil::WriteError),
 }
 
 impl From<LockError> for AppError {
     fn from(e: LockError) -> Self {
         match e {
             LockError::Io { path, source } => AppError::Read { path, source },
-            t @ LockError::Timeout { .. } => AppError::Invalid {
+            LockError::Recovery(w) => AppError::Write(w),
+            other => AppError::Invalid {
                 path: PathBuf::from(LOCK_FILE),
-                message: t.to_string(),
+                message: other.to_string(),
             },
         }
     }
 }
 
-/// Take the app's write lock, waiting up to `timeout` for another holder.
-pub fn lock(root: &Path, timeout: Duration) -> Result<AppLock, LockError> {
-    let path = root.join(LOCK_FILE);
+/// Open (or create) the lock file: never through a symlink, never blocking on a FIFO,
+/// only a regular file.
+#[cfg(unix)]
+fn open_lock_file(path: &Path) -> Result<File, LockError> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let io = |source| LockError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
-        .open(&path)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path);
+    let file = match file {
+        Ok(f) => f,
+        // ELOOP: the last component is a symlink.
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(LockError::NotAFile {
+                path: path.to_path_buf(),
+                what: "a symlink",
+            });
+        }
+        Err(e) => match std::fs::symlink_metadata(path) {
+            Ok(m) if !m.is_file() => {
+                let t = m.file_type();
+                let what = if t.is_fifo() {
+                    "a FIFO"
+                } else if t.is_dir() {
+                    "a folder"
+                } else if t.is_socket() {
+                    "a socket"
+                } else {
+                    "a special file"
+                };
+                return Err(LockError::NotAFile {
+                    path: path.to_path_buf(),
+                    what,
+                });
+            }
+            _ => return Err(io(e)),
+        },
+    };
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        let t = meta.file_type();
+        return Err(LockError::NotAFile {
+            path: path.to_path_buf(),
+            what: if t.is_fifo() {
+                "a FIFO"
+            } else if t.is_char_device() || t.is_block_device() {
+                "a device"
+            } else {
+                "a special file"
+            },
+        });
+    }
+    Ok(file)
+}
+
+#[cfg(not(unix))]
+fn open_lock_file(path: &Path) -> Result<File, LockError> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(LockError::NotAFile {
+            path: path.to_path_buf(),
+            what: "not a plain file",
+        });
+    }
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
         .map_err(|source| LockError::Io {
-            path: path.clone(),
+            path: path.to_path_buf(),
             source,
-        })?;
+        })
+}
+
+/// Take the app's write lock, waiting up to `timeout` for another holder; then finish
+/// any change a killed kf left half done and remove its leftovers.
+pub fn lock(root: &Path, timeout: Duration) -> Result<AppLock, LockError> {
+    let path = root.join(LOCK_FILE);
+    let file = open_lock_file(&path)?;
     let start = Instant::now();
     let mut pause = Duration::from_millis(2);
-    loop {
+    let held = loop {
         match file.try_lock() {
-            Ok(()) => return Ok(AppLock { file }),
+            Ok(()) => break AppLock { file },
             Err(TryLockError::WouldBlock) => {
                 let waited = start.elapsed();
                 if waited >= timeout {
@@ -88,5 +172,17 @@ pub fn lock(root: &Path, timeout: Duration) -> Result<AppLock, LockError> {
             }
             Err(TryLockError::Error(source)) => return Err(LockError::Io { path, source }),
         }
+    };
+    fsutil::recover(root)?;
+    fsutil::remove_leftovers(root);
+    Ok(held)
+}
+
+/// For commands that only read: if a killed kf left a change half done, take the lock
+/// long enough to finish it, so what is read is the app as before or after, never half.
+pub fn recover_if_interrupted(root: &Path) -> Result<(), LockError> {
+    if std::fs::symlink_metadata(root.join(fsutil::JOURNAL_FILE)).is_ok() {
+        drop(lock(root, default_timeout())?);
     }
+    Ok(())
 }

@@ -138,6 +138,7 @@ impl App {
         let mut dir = start.as_path();
         loop {
             if dir.join(APP_FILE).is_file() {
+                lock::recover_if_interrupted(dir)?;
                 return App::load(dir);
             }
             match dir.parent() {
@@ -177,11 +178,35 @@ impl App {
         } else {
             None
         };
-        Ok(App {
+        let app = App {
             root: root.to_path_buf(),
             spec,
             overrides,
-        })
+        };
+        app.check_env_paths()?;
+        Ok(app)
+    }
+
+    /// Every environment's folder must be below `environments/`: a `path` of `../x` or
+    /// `/x` in an untrusted app.yaml would make kf write and delete elsewhere.
+    fn check_env_paths(&self) -> Result<(), AppError> {
+        for env in self.environments() {
+            if validate_env_name(&env.path).is_err() {
+                let file = if env.is_override {
+                    OVERRIDE_FILE
+                } else {
+                    APP_FILE
+                };
+                return Err(AppError::Invalid {
+                    path: self.root.join(file),
+                    message: format!(
+                        "environment '{}' has path '{}'; an environment's folder must be below environments/ ('/'-separated names of letters, digits, '-', '_' and '.', no '..' and not absolute): fix its `path`",
+                        env.name, env.path
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 
     pub fn components_dir(&self) -> PathBuf {
@@ -444,7 +469,7 @@ fn read(path: &Path) -> Result<String, AppError> {
 fn parse_yaml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, AppError> {
     serde_saphyr::from_str(text).map_err(|e| AppError::Invalid {
         path: path.to_path_buf(),
-        message: format!("not a valid app file: {}", one_line(&e.to_string())),
+        message: format!("not a valid app file: {}", error_summary(&e.to_string())),
     })
 }
 
@@ -453,12 +478,15 @@ pub fn to_yaml<T: serde::Serialize>(value: &T) -> String {
     serde_saphyr::to_string(value).unwrap_or_else(|e| panic!("YAML serialization failed: {e}"))
 }
 
-fn one_line(s: &str) -> String {
-    s.lines()
+/// A parser's error without the snippet of the input it quotes below its first line:
+/// a kubeconfig's or a Secret's YAML must never reach a CI log through an error.
+pub fn error_summary(message: &str) -> String {
+    message
+        .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+        .to_string()
 }
 
 /// Component and prototype-instance names: what ksonnet allowed, minus anything that could

@@ -1,8 +1,7 @@
 //! The files `kf init` and `kf env add` write: ksonnet 0.13's layout and semantics, in
 //! kf's own words.
 
-pub const GITIGNORE: &str =
-    "/lib\n/.ksonnet/registries\n/app.override.yaml\n/.ks_environment\n/.kf.lock\n";
+pub const GITIGNORE: &str = "/lib\n/.ksonnet/registries\n/app.override.yaml\n/.ks_environment\n/.kf.lock\n/.kf-*\n**/.kf-*\n";
 
 pub const COMPONENT_PARAMS: &str = r#"{
   global: {

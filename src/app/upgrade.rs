@@ -13,10 +13,12 @@ pub struct Plan {
     pub from: String,
     /// One line per change, for the user.
     pub changes: Vec<String>,
-    /// The new app.yaml.
-    pub app_yaml: String,
+    /// The new app.yaml, if it changes.
+    pub app_yaml: Option<String>,
     /// Files that the 0.3.0 shape no longer has (environments/<env>/spec.json).
     pub removed: Vec<PathBuf>,
+    /// The app's .gitignore with kf's lock and staging files added, if it lacked them.
+    pub gitignore: Option<String>,
 }
 
 impl Plan {
@@ -82,12 +84,36 @@ pub fn plan(app: &App) -> Plan {
             spec.libraries.insert(new_key, lib);
         }
     }
+    let app_yaml = (!changes.is_empty()).then(|| App::render_spec(&spec));
+    let gitignore = gitignore_with_kf_files(app);
+    if gitignore.is_some() {
+        changes.push(".gitignore: ignore kf's lock and staging files (/.kf.lock, .kf-*)".into());
+    }
     Plan {
         from,
         changes,
-        app_yaml: App::render_spec(&spec),
+        app_yaml,
         removed,
+        gitignore,
     }
+}
+
+/// An app made by ksonnet or an older kf may not ignore `.kf.lock` and the `.kf-*` files
+/// a killed kf can leave; an app without a .gitignore is left without one.
+fn gitignore_with_kf_files(app: &App) -> Option<String> {
+    let text = std::fs::read_to_string(app.root.join(".gitignore")).ok()?;
+    let has = |entry: &str| text.lines().any(|l| l.trim() == entry);
+    let mut out = text.clone();
+    for (entry, also) in [("/.kf.lock", ".kf.lock"), (".kf-*", "**/.kf-*")] {
+        if !has(entry) && !has(also) {
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(entry);
+            out.push('\n');
+        }
+    }
+    (out != text).then_some(out)
 }
 
 /// Carry out a plan in one atomic step.
@@ -95,8 +121,13 @@ pub fn apply(app: &App, plan: &Plan) -> Result<(), AppError> {
     if plan.is_noop() {
         return Ok(());
     }
-    let mut files = FileSet::new();
-    files.write(app.root.join(super::APP_FILE), plan.app_yaml.clone());
+    let mut files = FileSet::new(&app.root);
+    if let Some(y) = &plan.app_yaml {
+        files.write(app.root.join(super::APP_FILE), y.clone());
+    }
+    if let Some(g) = &plan.gitignore {
+        files.write(app.root.join(".gitignore"), g.clone());
+    }
     for f in &plan.removed {
         files.remove(f);
     }

@@ -38,6 +38,11 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     dir: Option<PathBuf>,
 
+    /// Longest one Jsonnet evaluation may run (e.g. 90s, 10m) before kf stops with an error;
+    /// the default is generous, for the slowest real app on a slow CI runner.
+    #[arg(long, global = true, value_name = "DURATION", default_value = "300s", value_parser = apply::parse_duration)]
+    eval_timeout: std::time::Duration,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -88,6 +93,7 @@ pub fn run() -> Result<()> {
         Some(d) => d.clone(),
         None => std::env::current_dir().context("cannot read the current folder")?,
     };
+    kf::engine::watchdog::start(cli.eval_timeout);
     let ctx = Context_ { cwd };
     match cli.command {
         Command::Init(a) => init::run(&ctx, a),

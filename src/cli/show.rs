@@ -121,6 +121,7 @@ impl JsonnetArgs {
             tla,
             jpaths: self.jpath.iter().map(|p| ctx.cwd.join(p)).collect(),
             max_stack: self.max_stack,
+            overlay: Vec::new(),
         })
     }
 }

@@ -29,13 +29,17 @@ pub fn run(ctx: &Context_, a: UpgradeArgs) -> Result<()> {
         println!("{c}");
     }
     if a.dry_run {
-        println!(
-            "--- new app.yaml (dry run: nothing written)\n{}",
-            plan.app_yaml
-        );
+        match &plan.app_yaml {
+            Some(y) => println!("--- new app.yaml (dry run: nothing written)\n{y}"),
+            None => println!("(dry run: nothing written)"),
+        }
         return Ok(());
     }
     upgrade::apply(&app, &plan)?;
-    println!("Upgraded the app from apiVersion {} to 0.3.0", plan.from);
+    if plan.from == kf::app::spec::CURRENT_API_VERSION {
+        println!("Upgraded the app");
+    } else {
+        println!("Upgraded the app from apiVersion {} to 0.3.0", plan.from);
+    }
     Ok(())
 }

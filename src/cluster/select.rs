@@ -118,11 +118,16 @@ pub async fn connect(
 ) -> Result<(kube::Client, String), ClusterError> {
     let kc = match &options.kubeconfig {
         Some(path) => Kubeconfig::read_from(path).map_err(|e| {
-            ClusterError::Config(format!("cannot read kubeconfig {}: {e}", path.display()))
+            ClusterError::Config(format!(
+                "cannot read kubeconfig {}: {}",
+                path.display(),
+                crate::app::error_summary(&e.to_string())
+            ))
         })?,
         None => Kubeconfig::read().map_err(|e| {
             ClusterError::Config(format!(
-                "cannot read a kubeconfig (KUBECONFIG or ~/.kube/config): {e}; pass --kubeconfig"
+                "cannot read a kubeconfig (KUBECONFIG or ~/.kube/config): {}; pass --kubeconfig",
+                crate::app::error_summary(&e.to_string())
             ))
         })?,
     };

@@ -4,7 +4,11 @@
 //! jrsonnet's state is thread-local and its values are not `Send`: an [`Engine`] lives and
 //! dies on the thread that made it.
 
+pub mod limits;
+pub mod memory;
 mod resolver;
+mod stdlib;
+pub mod watchdog;
 
 use std::path::{Path, PathBuf};
 
@@ -31,11 +35,14 @@ pub struct EngineOptions {
     /// `(prefix, folder)`: an import starting with `prefix` that no search path has is
     /// looked up in `folder` (ksonnet 0.13's `vendor/<registry>/<pkg>@<version>/`).
     pub aliases: Vec<(PathBuf, PathBuf)>,
-    /// The import sandbox: folders whose files imports may read; empty allows any file.
+    /// The import sandbox: folders whose files imports may read; empty allows none.
     pub sandbox: Vec<PathBuf>,
     pub max_stack: usize,
     /// Source rewritten before it is parsed, for the files below a folder.
     pub rewrite: Option<SourceRewrite>,
+    /// Files read from memory instead of disk (canonical path → contents): an edit is
+    /// evaluated before it is written.
+    pub overlay: Vec<(PathBuf, String)>,
 }
 
 /// A rewrite of Jsonnet source before it is parsed: `rewrite(text, is_component)` for every
@@ -59,7 +66,7 @@ unsafe impl jrsonnet_gcmodule::Acyclic for SourceRewrite {}
 
 pub struct Engine {
     state: State,
-    context: jrsonnet_stdlib::ContextInitializer,
+    context: stdlib::BoundedStdlib,
     display_root: PathBuf,
     _stack_guard: jrsonnet_evaluator::stack::StackDepthLimitOverrideGuard,
 }
@@ -67,7 +74,7 @@ pub struct Engine {
 impl Engine {
     pub fn new(options: EngineOptions) -> Engine {
         let resolver = PathResolver::Relative(options.display_root.clone());
-        let context = jrsonnet_stdlib::ContextInitializer::new(resolver);
+        let context = stdlib::BoundedStdlib::new(resolver);
         let mut builder = State::builder();
         builder
             .import_resolver(KfImportResolver::new(
@@ -76,6 +83,7 @@ impl Engine {
                 &options.sandbox,
                 options.display_root.clone(),
                 options.rewrite,
+                options.overlay,
             ))
             .context_initializer(context.clone());
         let state = builder.build();
@@ -98,7 +106,7 @@ impl Engine {
 
     pub fn set_ext_code(&self, name: &str, code: &str) {
         // add_ext_code only records the code; it is parsed when std.extVar reads it.
-        let _ = self.context.add_ext_code(name, code);
+        self.context.add_ext_code(name, code);
     }
 
     pub fn set_ext_val(&self, name: &str, value: Val) {
@@ -112,6 +120,7 @@ impl Engine {
     /// Evaluate a file (cached: importing it again returns the same value).
     pub fn import_file(&self, path: &Path) -> Result<Val, EvalError> {
         let _g = self.enter();
+        let _e = watchdog::Evaluating::start(|| self.shown(path));
         let resolved = self
             .state
             .resolve_from_default(&path)
@@ -123,6 +132,10 @@ impl Engine {
 
     pub fn eval_snippet(&self, name: &str, code: &str) -> Result<Val, EvalError> {
         let _g = self.enter();
+        let _e = watchdog::Evaluating::start(|| name.to_string());
+        limits::check_nesting(code).map_err(|message| EvalError {
+            message: format!("{name}: {message}"),
+        })?;
         self.state
             .evaluate_snippet(name, code)
             .map_err(|e| self.format_error(&e))
@@ -131,12 +144,14 @@ impl Engine {
     /// Manifest a value to JSON, forcing every field (errors carry the Jsonnet trace).
     pub fn to_json(&self, val: &Val) -> Result<Value, EvalError> {
         let _g = self.enter();
+        let _e = watchdog::Evaluating::start(|| "rendering".to_string());
         val_to_json(val).map_err(|e| self.format_error(&e))
     }
 
     /// A field of an object, evaluated, as JSON.
     pub fn field_json(&self, obj: &ObjValue, field: &str) -> Result<Option<Value>, EvalError> {
         let _g = self.enter();
+        let _e = watchdog::Evaluating::start(|| format!("component '{field}'"));
         match obj.get(field.into()) {
             Ok(Some(v)) => val_to_json(&v).map(Some).map_err(|e| self.format_error(&e)),
             Ok(None) => Ok(None),
@@ -152,6 +167,13 @@ impl Engine {
         }
     }
 
+    fn shown(&self, path: &Path) -> String {
+        path.strip_prefix(&self.display_root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    }
+
     pub fn format_error(&self, error: &jrsonnet_evaluator::Error) -> EvalError {
         let format = CompactFormat {
             resolver: PathResolver::Relative(self.display_root.clone()),
@@ -165,16 +187,32 @@ impl Engine {
     }
 }
 
+/// A Jsonnet literal from an untrusted place (a prototype's `@optionalParam` default) as
+/// JSON: evaluated with no imports at all, so that kf re-prints it instead of pasting
+/// source that could close the value and add fields of its own.
+pub fn literal_to_json(code: &str) -> Result<Value, EvalError> {
+    let engine = Engine::new(EngineOptions {
+        display_root: PathBuf::from("."),
+        search_paths: Vec::new(),
+        aliases: Vec::new(),
+        sandbox: Vec::new(),
+        max_stack: DEFAULT_MAX_STACK,
+        rewrite: None,
+        overlay: Vec::new(),
+    });
+    let val = engine.eval_snippet("<default>", code)?;
+    engine.to_json(&val)
+}
+
 #[derive(Debug, Clone)]
 pub enum TlaValue {
     Str(String),
     Code(String),
 }
 
-/// Objects come out with sorted keys, numbers as integers where they are whole.
-/// The longest array kf manifests.
-pub const MAX_ARRAY_ITEMS: usize = 1_000_000;
+pub use limits::MAX_ARRAY_ITEMS;
 
+/// Objects come out with sorted keys, numbers as integers where they are whole.
 fn val_to_json(val: &Val) -> jrsonnet_evaluator::Result<Value> {
     Ok(match val {
         Val::Null => Value::Null,

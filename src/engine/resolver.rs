@@ -18,10 +18,11 @@ use jrsonnet_gcmodule::Acyclic;
 pub struct KfImportResolver {
     search_paths: Vec<PathBuf>,
     aliases: Vec<(PathBuf, PathBuf)>,
-    /// The sandbox: canonical folders imports may read from (empty: no sandbox).
+    /// The sandbox: canonical folders imports may read from (empty: no file at all).
     allowed: Vec<PathBuf>,
     display_root: PathBuf,
     rewrite: Option<super::SourceRewrite>,
+    overlay: Vec<(PathBuf, String)>,
 }
 
 impl KfImportResolver {
@@ -31,8 +32,10 @@ impl KfImportResolver {
         allowed: &[PathBuf],
         display_root: PathBuf,
         rewrite: Option<super::SourceRewrite>,
+        overlay: Vec<(PathBuf, String)>,
     ) -> Self {
         KfImportResolver {
+            overlay,
             search_paths,
             aliases,
             allowed: allowed
@@ -57,9 +60,7 @@ impl KfImportResolver {
                 let canonical = path
                     .canonicalize()
                     .map_err(|e| ImportIo(format!("{}: {e}", path.display())))?;
-                if !self.allowed.is_empty()
-                    && !self.allowed.iter().any(|a| canonical.starts_with(a))
-                {
+                if !self.allowed.iter().any(|a| canonical.starts_with(a)) {
                     bail!(RuntimeError(
                         format!(
                             "{}: import '{wanted}' reads {}, which is outside the app and the -J folders; kf imports only files there (copy the file into the app, or pass its folder with -J)",
@@ -144,7 +145,21 @@ impl ImportResolver for KfImportResolver {
         let Some(path) = resolved.path() else {
             bail!(ImportIsADirectory(resolved.clone()))
         };
-        let bytes = fs::read(path).map_err(|_| ResolvedFileNotFound(resolved.clone()))?;
+        let bytes = match self.overlay.iter().find(|(p, _)| p == path) {
+            Some((_, text)) => without_bom(text.as_bytes().to_vec()),
+            None => fs::read(path)
+                .map(without_bom)
+                .map_err(|_| ResolvedFileNotFound(resolved.clone()))?,
+        };
+        // Parsing recurses per nesting level: refuse what would overflow the stack.
+        if let Err(message) = super::limits::check_nesting(&String::from_utf8_lossy(&bytes)) {
+            let shown = path
+                .strip_prefix(&self.display_root)
+                .unwrap_or(path)
+                .display()
+                .to_string();
+            bail!(RuntimeError(format!("{shown}: {message}").into()));
+        }
         if let Some(r) = &self.rewrite
             && path
                 .extension()
@@ -161,4 +176,12 @@ impl ImportResolver for KfImportResolver {
         }
         Ok(bytes)
     }
+}
+
+/// Editors on Windows save UTF-8 with a byte-order mark, which Jsonnet's lexer rejects.
+fn without_bom(mut bytes: Vec<u8>) -> Vec<u8> {
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        bytes.drain(..3);
+    }
+    bytes
 }

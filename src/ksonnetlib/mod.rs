@@ -106,9 +106,10 @@ pub fn lib_dir(app_lib: &std::path::Path) -> std::path::PathBuf {
     let Ok(files) = lib_files(Some(bytes)) else {
         return app_lib.to_path_buf();
     };
-    let mut set = crate::app::FileSet::new();
+    let cache = dir.parent().unwrap_or(&dir).to_path_buf();
+    let _ = std::fs::create_dir_all(&cache);
+    let mut set = crate::app::FileSet::new(&cache);
     set.write_dir(&dir, files);
-    let _ = std::fs::create_dir_all(dir.parent().unwrap_or(&dir));
     match set.commit() {
         Ok(()) => dir,
         // Another kf made it meanwhile, or the cache is not writable.

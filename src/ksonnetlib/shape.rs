@@ -36,6 +36,7 @@ pub fn walk(lib: &Library) -> Result<BTreeMap<String, String>, String> {
         sandbox: vec![lib.dir.to_path_buf()],
         max_stack: 2000,
         rewrite: None,
+        overlay: Vec::new(),
     });
     let mut out = BTreeMap::new();
     let roots = [

@@ -64,6 +64,10 @@ struct Splice {
 
 impl<'a> ParamsFile<'a> {
     pub fn parse(name: &'a str, text: &'a str) -> Result<ParamsFile<'a>, EditError> {
+        crate::engine::limits::check_nesting(text).map_err(|what| EditError::Shape {
+            file: name.to_string(),
+            what,
+        })?;
         let doc = Document::parse(text).map_err(|error| EditError::Syntax {
             file: name.to_string(),
             error,

@@ -19,3 +19,20 @@ pub fn split_path(key: &str) -> Option<Vec<String>> {
         Some(parts)
     }
 }
+
+/// A file's UTF-8 byte-order mark (Windows editors write one) and the text after it.
+pub fn split_bom(text: &str) -> (&str, &str) {
+    match text.strip_prefix('\u{feff}') {
+        Some(rest) => ("\u{feff}", rest),
+        None => ("", text),
+    }
+}
+
+/// Edit a file's text after its byte-order mark, and put the mark back.
+pub fn edit_keeping_bom<E>(
+    text: &str,
+    edit: impl FnOnce(&str) -> Result<String, E>,
+) -> Result<String, E> {
+    let (bom, body) = split_bom(text);
+    edit(body).map(|e| format!("{bom}{e}"))
+}

@@ -140,24 +140,142 @@ pub fn set(
     let value: Value = parse_value(raw_value, as_string)?;
     let at = locate(app, target)?;
     let text = read(&at.path)?;
-    let edited = ParamsFile::parse(&at.display, &text)?.set(
-        at.root,
-        &at.keys,
-        &to_jsonnet(&value),
-        at.inherit,
-    )?;
+    let edited = super::edit_keeping_bom(&text, |body| {
+        ParamsFile::parse(&at.display, body)?.set(
+            at.root,
+            &at.keys,
+            &to_jsonnet(&value),
+            at.inherit,
+        )
+    })?;
     check_syntax(&at.display, &edited)?;
-    app::write_atomic(&at.path, edited.as_bytes()).map_err(AppError::from)?;
+    match value_after_edit(app, target, &at, &edited, "set")? {
+        Some(v) if same_value(&v, &value) => {}
+        Some(v) => {
+            return Err(refused(
+                target,
+                &at,
+                "set",
+                format!("after the edit it would still be {v}"),
+            ));
+        }
+        None => {
+            return Err(refused(
+                target,
+                &at,
+                "set",
+                "after the edit it would still be unset".into(),
+            ));
+        }
+    }
+    app::write_atomic(&app.root, &at.path, edited.as_bytes()).map_err(AppError::from)?;
     Ok(())
+}
+
+/// JSON equality with numbers compared as numbers (`1e3` and `1000` are one value).
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_value(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Evaluate the edited file (from memory, before writing it) and require that the key
+/// renders as the value set. A params file of another shape — a computed key, a later
+/// `+ { components+: … }`, components held in a `local` — could otherwise take an edit
+/// that changes nothing, or a duplicate field that breaks the file; kf refuses instead.
+fn refused(target: &ParamTarget, at: &Located, verb: &str, why: String) -> ParamError {
+    ParamError::Usage(format!(
+        "{}: kf cannot {verb} {} here: {why}; this file's shape (a computed key, a later `+ {{ components+: … }}`, or components held in a `local`) decides the value elsewhere. Edit it by hand; nothing was written",
+        at.display, target.key
+    ))
+}
+
+/// The value the key renders as with the edited file (`None`: unset); evaluated from
+/// memory, before anything is written.
+fn value_after_edit(
+    app: &App,
+    target: &ParamTarget,
+    at: &Located,
+    edited: &str,
+    verb: &str,
+) -> Result<Option<Value>, ParamError> {
+    let real = at.path.canonicalize().map_err(|source| AppError::Read {
+        path: at.path.clone(),
+        source,
+    })?;
+    let options = RenderOptions {
+        overlay: vec![(real, edited.to_string())],
+        ..RenderOptions::default()
+    };
+    let refuse = |why: String| refused(target, at, verb, why);
+    let evaluated = match (&target.component, &target.env) {
+        (_, Some(e)) if at.root == Root::TopLevel => {
+            let env = app.environment(e)?;
+            let engine = render::new_engine(app, &env, &options);
+            engine
+                .import_file(&at.path)
+                .and_then(|v| engine.to_json(&v))
+                .map_err(|e| {
+                    refuse(format!(
+                        "the edited file does not evaluate ({})",
+                        app::error_summary(&e.message)
+                    ))
+                })?
+        }
+        (_, Some(e)) => {
+            let env = app.environment(e)?;
+            render::effective_params(app, &env, &options).map_err(|e| {
+                refuse(format!(
+                    "the edited file does not evaluate ({})",
+                    app::error_summary(&e.to_string())
+                ))
+            })?
+        }
+        (_, None) => {
+            let Some(env) = app.environments().into_iter().next() else {
+                return Ok(None);
+            };
+            let engine = render::new_engine(app, &env, &options);
+            let module = match &target.component {
+                Some(c) => app.module_of(&app.component(c)?),
+                None => app.modules()?.remove(0),
+            };
+            let raw = render::read_module_params(app, &engine, &module).map_err(|e| {
+                refuse(format!(
+                    "the edited file does not evaluate ({})",
+                    app::error_summary(&e.to_string())
+                ))
+            })?;
+            serde_json::json!({ "global": raw.global, "components": raw.components })
+        }
+    };
+    let mut path: Vec<&str> = match at.root {
+        Root::Components => vec!["components"],
+        Root::Global => vec!["global"],
+        Root::TopLevel => vec![],
+    };
+    path.extend(at.keys.iter().map(String::as_str));
+    Ok(path.iter().try_fold(&evaluated, |v, k| v.get(*k)).cloned())
 }
 
 /// `kf param unset`.
 pub fn unset(app: &App, target: &ParamTarget) -> Result<(), ParamError> {
     let at = locate(app, target)?;
     let text = read(&at.path)?;
-    let file = ParamsFile::parse(&at.display, &text)?;
+    let (bom, body) = super::split_bom(&text);
+    let file = ParamsFile::parse(&at.display, body)?;
     let edited = file
         .unset(at.root, &at.keys, at.prune)
+        .map(|e| format!("{bom}{e}"))
         .map_err(|e| match e {
             EditError::NotSet { file: f, path, .. } => {
                 let parent = &at.keys[..at.keys.len() - 1];
@@ -174,7 +292,19 @@ pub fn unset(app: &App, target: &ParamTarget) -> Result<(), ParamError> {
             other => other,
         })?;
     check_syntax(&at.display, &edited)?;
-    let mut files = FileSet::new();
+    // In a module's params the key must be gone (in an env, the module's value shows
+    // through again, as it should).
+    if target.env.is_none()
+        && let Some(v) = value_after_edit(app, target, &at, &edited, "unset")?
+    {
+        return Err(refused(
+            target,
+            &at,
+            "unset",
+            format!("after the edit it would still be {v}"),
+        ));
+    }
+    let mut files = FileSet::new(&app.root);
     files.write(&at.path, edited);
     files.commit().map_err(AppError::from)?;
     Ok(())

@@ -30,6 +30,7 @@ pub enum ComponentWriteError {
 
 /// Syntax-check Jsonnet that kf is about to write.
 pub fn check_syntax(file: &str, code: &str) -> Result<(), ComponentWriteError> {
+    let code = crate::params::split_bom(code).1;
     let source = jrsonnet_ir::Source::new_virtual(file.into(), code.into());
     jrsonnet_ir_parser::parse(code, &jrsonnet_ir_parser::ParserSettings { source })
         .map(|_| ())
@@ -79,16 +80,18 @@ pub fn generate(
             source,
         })?;
     let file = "components/params.libsonnet";
-    let edited = ParamsFile::parse(file, &params_text)?.set_block(
-        Root::Components,
-        &[component.to_string()],
-        &params_block(&instance.params),
-        Inherit::Replace,
-    )?;
+    let edited = crate::params::edit_keeping_bom(&params_text, |body| {
+        ParamsFile::parse(file, body)?.set_block(
+            Root::Components,
+            &[component.to_string()],
+            &params_block(&instance.params),
+            Inherit::Replace,
+        )
+    })?;
     check_syntax(file, &edited)?;
     let comp_file = format!("components/{component}.jsonnet");
     check_syntax(&comp_file, &instance.source)?;
-    let mut files = FileSet::new();
+    let mut files = FileSet::new(&app.root);
     if let Some(pkg) = &proto.package
         && pkg.registry == crate::registry::BUILTIN
         && crate::registry::vendored_dir(app, pkg).is_none()

@@ -29,6 +29,14 @@ pub enum GenerateError {
         param: String,
         hint: String,
     },
+    #[error(
+        "the prototype's default for '{param}' is not one {kind} value ({why}); pass --{param}, or fix the prototype's @optionalParam line"
+    )]
+    BadDefault {
+        param: String,
+        kind: &'static str,
+        why: String,
+    },
 }
 
 /// A value for a param: as typed on the command line, or already typed (values file).
@@ -148,20 +156,28 @@ fn typed_value(spec: &ParamSpec, v: &Value) -> Result<String, GenerateError> {
     }
 }
 
-/// Defaults in headers are Jsonnet source, except that strings are written bare.
+/// Defaults in headers are Jsonnet source, except that strings may be written bare.
+/// Source is evaluated (without imports) and the value re-printed, never pasted: a
+/// default like `{"a":1},"evil":{"b":2}` must not add a field to params.libsonnet.
 fn typed_default(spec: &ParamSpec, default: &str) -> Result<String, GenerateError> {
+    let quoted = default.len() >= 2
+        && (default.starts_with('"') && default.ends_with('"')
+            || default.starts_with('\'') && default.ends_with('\''));
     match spec.kind {
-        ParamType::String => {
-            if default.len() >= 2
-                && (default.starts_with('"') && default.ends_with('"')
-                    || default.starts_with('\'') && default.ends_with('\''))
-            {
-                Ok(default.to_string())
-            } else {
-                typed(spec, &Given::Raw(default.to_string()))
-            }
+        ParamType::String if !quoted => typed(spec, &Given::Raw(default.to_string())),
+        ParamType::String | ParamType::Object | ParamType::Array => {
+            let value =
+                crate::engine::literal_to_json(default).map_err(|e| GenerateError::BadDefault {
+                    param: spec.name.clone(),
+                    kind: spec.kind.as_str(),
+                    why: crate::app::error_summary(&e.message),
+                })?;
+            typed_value(spec, &value).map_err(|_| GenerateError::BadDefault {
+                param: spec.name.clone(),
+                kind: spec.kind.as_str(),
+                why: format!("it is {value}"),
+            })
         }
-        ParamType::Object | ParamType::Array => Ok(default.to_string()),
         _ if default == "null" => Ok("null".to_string()),
         _ => typed(spec, &Given::Raw(default.to_string())),
     }

@@ -75,6 +75,7 @@ pub fn registry(app: &App, name: &str) -> Result<Registry, RegistryError> {
 
 fn check_name(name: &str) -> Result<(), RegistryError> {
     let ok = !name.is_empty()
+        && name.len() <= 253
         && name.chars().all(|c| {
             c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_' || c == '.'
         })
@@ -95,7 +96,7 @@ fn write_registries(
     is_override: bool,
     change: impl FnOnce(&mut BTreeMap<String, Value>),
 ) -> Result<(), RegistryError> {
-    let mut files = FileSet::new();
+    let mut files = FileSet::new(&app.root);
     if is_override {
         let mut o = app.overrides.clone().unwrap_or_default();
         change(&mut o.registries);
@@ -278,6 +279,15 @@ pub fn parse_package_ref(spec: &str) -> Result<(String, String, Option<String>),
     };
     match head.split_once('/') {
         Some((r, p)) if !r.is_empty() && !p.is_empty() && !p.contains('/') => {
+            // Names, never paths: `../components` or `.kf-old-x` must not reach vendor/.
+            check_name(r)?;
+            crate::app::validate_component_name(p).map_err(|e| RegistryError::Invalid {
+                path: spec.into(),
+                message: format!("{e}; a package is named <registry>/<package>"),
+            })?;
+            if let Some(r) = &reference {
+                remote::check_ref(r)?;
+            }
             Ok((r.to_string(), p.to_string(), reference))
         }
         _ => Err(RegistryError::Invalid {
@@ -327,7 +337,7 @@ pub fn install(
             message: format!("package {id} is already installed; --force replaces it"),
         });
     }
-    let mut files = FileSet::new();
+    let mut files = FileSet::new(&app.root);
     if let Some(dir) = existing {
         files.remove_dir(dir);
     }
@@ -401,7 +411,7 @@ pub fn uninstall(app: &App, spec: &str) -> Result<(), RegistryError> {
             }
         }
     }
-    let mut files = FileSet::new();
+    let mut files = FileSet::new(&app.root);
     files.remove_dir(dir);
     files.write(app.root.join(app::APP_FILE), App::render_spec(&spec_out));
     files.commit().map_err(AppError::from)?;

@@ -148,6 +148,53 @@ pub struct Fetched {
     _checkout: Option<tempfile::TempDir>,
 }
 
+/// A git ref as kf passes it to git: a branch, tag or commit name. Anything git could read
+/// as an option (`--upload-pack=…`, `--pathspec-from-file=…`) or that no ref name may
+/// hold is refused before git runs.
+pub fn check_ref(reference: &str) -> Result<(), RegistryError> {
+    let bad = |why: &str| {
+        Err(invalid(
+            reference,
+            format!("not a usable git ref: {why}; name a branch, tag or commit"),
+        ))
+    };
+    if reference.is_empty() {
+        return bad("it is empty");
+    }
+    if reference.starts_with('-') {
+        return bad("it starts with '-'");
+    }
+    if reference.len() > 255 {
+        return bad("it is longer than 255 characters");
+    }
+    if reference.contains("..") || reference.contains("@{") || reference.ends_with(".lock") {
+        return bad("it contains '..', '@{' or ends with '.lock'");
+    }
+    if reference
+        .chars()
+        .any(|c| c.is_control() || c.is_whitespace() || "~^:?*[\\".contains(c))
+    {
+        return bad("it contains a space, a control character or one of ~^:?*[\\");
+    }
+    Ok(())
+}
+
+/// The first line of git's message, cut short: git may quote what it read (a file given
+/// to an option, a config value), and kf never prints file contents in an error.
+fn git_message(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("git failed without a message");
+    let mut out: String = line.chars().take(200).collect();
+    if out.len() < line.len() {
+        out.push('…');
+    }
+    out
+}
+
 fn git(args: &[&str], dir: Option<&Path>) -> Result<(), String> {
     let mut cmd = Command::new("git");
     cmd.args(args).env("GIT_TERMINAL_PROMPT", "0");
@@ -160,7 +207,7 @@ fn git(args: &[&str], dir: Option<&Path>) -> Result<(), String> {
     if out.status.success() {
         Ok(())
     } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+        Err(git_message(&out.stderr))
     }
 }
 
@@ -198,14 +245,28 @@ pub fn fetch(source: &Source, reference: Option<&str>) -> Result<Fetched, Regist
             let dest = tmp.path().join("repo");
             let dest_s = dest.to_string_lossy().to_string();
             let wanted = reference.or(own.as_deref());
+            if let Some(r) = wanted {
+                check_ref(r)?;
+            }
+            // `--` ends git's options: a URL or folder starting with '-' is not one.
             let shallow = match wanted {
                 Some(r) => git(
                     &[
-                        "clone", "--quiet", "--depth", "1", "--branch", r, url, &dest_s,
+                        "clone",
+                        "--quiet",
+                        "--depth",
+                        "1",
+                        &format!("--branch={r}"),
+                        "--",
+                        url,
+                        &dest_s,
                     ],
                     None,
                 ),
-                None => git(&["clone", "--quiet", "--depth", "1", url, &dest_s], None),
+                None => git(
+                    &["clone", "--quiet", "--depth", "1", "--", url, &dest_s],
+                    None,
+                ),
             };
             if let Err(first) = shallow {
                 // A commit id cannot be cloned by name: clone everything, then check it out.
@@ -213,9 +274,9 @@ pub fn fetch(source: &Source, reference: Option<&str>) -> Result<Fetched, Regist
                     return Err(invalid(url, format!("git clone failed: {first}")));
                 };
                 let _ = std::fs::remove_dir_all(&dest);
-                git(&["clone", "--quiet", url, &dest_s], None)
+                git(&["clone", "--quiet", "--", url, &dest_s], None)
                     .map_err(|e| invalid(url, format!("git clone failed: {e}")))?;
-                git(&["checkout", "--quiet", r], Some(&dest))
+                git(&["checkout", "--quiet", "--detach", r, "--"], Some(&dest))
                     .map_err(|e| invalid(url, format!("no ref '{r}' in the repository: {e}")))?;
             }
             let root = if subdir.is_empty() {
@@ -253,8 +314,15 @@ pub fn packages(root: &Path) -> Result<BTreeMap<String, PathBuf>, RegistryError>
     let path = root.join("registry.yaml");
     let text = std::fs::read_to_string(&path)
         .map_err(|e| invalid(&path.display().to_string(), e.to_string()))?;
-    let doc: Value = serde_saphyr::from_str(&text)
-        .map_err(|e| invalid(&path.display().to_string(), format!("not valid YAML: {e}")))?;
+    let doc: Value = serde_saphyr::from_str(&text).map_err(|e| {
+        invalid(
+            &path.display().to_string(),
+            format!(
+                "not valid YAML: {}",
+                crate::app::error_summary(&e.to_string())
+            ),
+        )
+    })?;
     let mut out = BTreeMap::new();
     for (name, lib) in doc["libraries"].as_object().into_iter().flatten() {
         let rel = lib["path"].as_str().unwrap_or(name);
@@ -379,5 +447,23 @@ mod tests {
             }
         );
         assert!(parse_uri("registry", base).is_err());
+    }
+
+    #[test]
+    fn refs_that_git_could_read_as_options_are_refused() {
+        for good in ["main", "v1.2.3", "release/1.0", "0123abcd"] {
+            assert!(check_ref(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "--pathspec-from-file=/etc/passwd",
+            "-c",
+            "a b",
+            "x..y",
+            "ref@{1}",
+            "",
+            "a\nb",
+        ] {
+            assert!(check_ref(bad).is_err(), "{bad}");
+        }
     }
 }

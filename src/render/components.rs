@@ -53,7 +53,11 @@ impl ThunkValue for ComponentThunk {
                 Ok(val)
             }
             ComponentFormat::Yaml | ComponentFormat::Json => {
-                let text = std::fs::read_to_string(&self.path)
+                // Through the import resolver, so the sandbox covers YAML/JSON components
+                // too: a components/x.yaml symlinked to ~/.kube/config is refused.
+                let resolved = with_state(|s| s.resolve_from_default(&self.path.as_path()))?;
+                let real = resolved.path().unwrap_or(&self.path).to_path_buf();
+                let text = std::fs::read_to_string(&real)
                     .map_err(|e| RuntimeError(format!("{}: {e}", self.display).into()))?;
                 let mut value = parse_component_file(&text, self.format)
                     .map_err(|e| RuntimeError(format!("{}: {e}", self.display).into()))?;

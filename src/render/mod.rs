@@ -44,6 +44,9 @@ pub struct RenderOptions {
     pub tla: Vec<(String, TlaValue)>,
     pub jpaths: Vec<PathBuf>,
     pub max_stack: Option<usize>,
+    /// Files evaluated from memory instead of disk (canonical path → contents), to check
+    /// an edit before writing it.
+    pub overlay: Vec<(PathBuf, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -130,6 +133,7 @@ pub fn new_engine(app: &App, env: &Environment, options: &RenderOptions) -> Engi
                 .unwrap_or_else(|_| app.components_dir()),
             rewrite: ksonnet_compat::as_ksonnet_evaluated,
         }),
+        overlay: options.overlay.clone(),
     });
     for (name, value) in &options.ext_vars {
         match value {
@@ -269,12 +273,36 @@ pub fn env_params(
         })
 }
 
+/// An environment whose folder is gone would render silently without its overrides
+/// (prod with default's replicas): that is an error, naming the env and the folder.
+pub fn check_env_folder(app: &App, env: &Environment) -> Result<(), RenderError> {
+    let dir = app.env_dir(env);
+    if dir.is_dir() {
+        return Ok(());
+    }
+    Err(RenderError::Environment {
+        file: rel(app, &dir),
+        message: format!(
+            "environment '{}' has no folder here (app.yaml names it{}); restore it (e.g. `git checkout -- {}`) or remove the environment with `kf env rm {}`",
+            env.name,
+            if env.spec.path.is_empty() {
+                String::new()
+            } else {
+                format!(" with path '{}'", env.path)
+            },
+            rel(app, &dir),
+            env.name
+        ),
+    })
+}
+
 /// An environment's effective params, keyed by full component name.
 pub fn effective_params(
     app: &App,
     env: &Environment,
     options: &RenderOptions,
 ) -> Result<Value, RenderError> {
+    check_env_folder(app, env)?;
     let engine = new_engine(app, env, options);
     let modules = target_modules(app, env, &engine)?;
     env_params(app, env, &engine, &modules)
@@ -294,6 +322,7 @@ pub fn render(
     options: &RenderOptions,
 ) -> Result<Vec<RenderedObject>, RenderError> {
     let env = app.environment(env_name)?;
+    check_env_folder(app, &env)?;
     let engine = new_engine(app, &env, options);
     let modules = target_modules(app, &env, &engine)?;
     let all = app.components()?;

@@ -1,0 +1,179 @@
+//! Bounded evaluation: what keeps a hostile or runaway Jsonnet file from aborting kf or
+//! eating the machine, so that it ends with an error naming the component instead.
+//!
+//! - Source nesting: parsing recurses once per level; a file nested deeper than
+//!   [`MAX_NESTING`] is refused before it is parsed (the binary runs on a thread whose
+//!   stack holds that depth with a wide margin).
+//! - Sizes: `std.makeArray` and `std.repeat` refuse results longer than
+//!   [`MAX_ARRAY_ITEMS`] items or [`MAX_STRING_BYTES`] bytes before allocating them
+//!   ([`super::stdlib`]); jrsonnet would allocate first and abort when that fails.
+//! - Memory and time: [`super::memory`] caps the process's heap, [`super::watchdog`] the
+//!   wall-clock time of one evaluation.
+
+/// The deepest source nesting kf parses (brackets, plus `local`, `if`, `function` and
+/// `assert` chains). Real Jsonnet stays below 100; ksonnet-lib below 20.
+pub const MAX_NESTING: usize = 2_000;
+/// The longest array kf builds or manifests.
+pub const MAX_ARRAY_ITEMS: usize = 1_000_000;
+/// The longest string `std.repeat` builds (Kubernetes keeps objects below 1.5 MB).
+pub const MAX_STRING_BYTES: usize = 256 * 1024 * 1024;
+
+/// Why a source is refused before parsing.
+pub fn check_nesting(text: &str) -> std::result::Result<(), String> {
+    let (depth, line) = max_nesting(text);
+    if depth > MAX_NESTING {
+        return Err(format!(
+            "line {line}: nested {depth} levels deep; kf parses at most {MAX_NESTING} levels (brackets, `local`, `if` and `function` chains); flatten it or split it into files"
+        ));
+    }
+    Ok(())
+}
+
+/// The deepest nesting and the line where it is reached, skipping strings and comments.
+/// An expression `local`/`if`/`function`/`assert` nests until its enclosing bracket
+/// closes; an object's `local` (after `{` or `,`) is a field and does not.
+fn max_nesting(text: &str) -> (usize, usize) {
+    let b = text.as_bytes();
+    // Per open bracket: how many nesting keywords are open inside it.
+    let mut frames: Vec<usize> = vec![0];
+    let mut depth = 0usize;
+    let (mut max, mut max_line, mut line) = (0usize, 1usize, 1usize);
+    let mut last_sig = b';';
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'\n' => line += 1,
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
+                    line += usize::from(b[i] == b'\n');
+                    i += 1;
+                }
+                i += 2;
+                continue;
+            }
+            b'|' if b[i..].starts_with(b"|||") => {
+                i += 3;
+                while i < b.len() && !b[i..].starts_with(b"|||") {
+                    line += usize::from(b[i] == b'\n');
+                    i += 1;
+                }
+                i += 3;
+                last_sig = b'"';
+                continue;
+            }
+            b'"' | b'\'' => {
+                let verbatim = i > 0 && b[i - 1] == b'@';
+                i += 1;
+                while i < b.len() && b[i] != c {
+                    if b[i] == b'\\' && !verbatim {
+                        i += 1;
+                    }
+                    line += usize::from(b.get(i) == Some(&b'\n'));
+                    i += 1;
+                }
+                i += 1;
+                last_sig = b'"';
+                continue;
+            }
+            b'(' | b'[' | b'{' => {
+                frames.push(0);
+                depth += 1;
+            }
+            b')' | b']' | b'}' if frames.len() > 1 => {
+                let inner = frames.pop().unwrap_or(0);
+                depth = depth.saturating_sub(inner + 1);
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                let word = &b[start..i];
+                let nests = match word {
+                    b"local" => last_sig != b'{' && last_sig != b',',
+                    b"if" | b"function" | b"assert" => true,
+                    _ => false,
+                };
+                if nests {
+                    if let Some(top) = frames.last_mut() {
+                        *top += 1;
+                    }
+                    depth += 1;
+                }
+                last_sig = b'a';
+                if depth > max {
+                    max = depth;
+                    max_line = line;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        if !c.is_ascii_whitespace() {
+            last_sig = c;
+        }
+        if depth > max {
+            max = depth;
+            max_line = line;
+        }
+        i += 1;
+    }
+    (max, max_line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nesting_counts_brackets_and_expression_chains_not_strings_or_object_locals() {
+        assert_eq!(max_nesting("{ a: [1, 2], b: { c: (3) } }").0, 3);
+        assert_eq!(max_nesting("local a = 1; local b = 2; { x: a + b }").0, 3);
+        assert_eq!(max_nesting("{ local a = 1, local b = 2, x: a }").0, 1);
+        assert_eq!(max_nesting("'[[[[' + \"{{{{\" + ||| ((((\n|||").0, 0);
+        assert_eq!(max_nesting("// [[[[\n# {{{{\n/* (((( */ 1").0, 0);
+        let deep = format!("{}{}", "[".repeat(3000), "]".repeat(3000));
+        assert!(check_nesting(&deep).unwrap_err().contains("3000 levels"));
+        let ifs = "if true then ".repeat(3000) + "1" + &" else 0".repeat(3000);
+        assert!(check_nesting(&ifs).is_err());
+    }
+
+    #[test]
+    fn the_generated_ksonnet_lib_is_well_within_the_nesting_limit() {
+        let files = crate::ksonnetlib::lib_files(None).unwrap();
+        assert!(files.iter().any(|(n, _)| *n == "k8s.libsonnet"));
+        for (name, bytes) in files {
+            if name.ends_with("sonnet") {
+                let (depth, line) = max_nesting(&String::from_utf8_lossy(&bytes));
+                assert!(depth < MAX_NESTING / 4, "{name}:{line}: {depth}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_embedded_source_is_within_the_nesting_limit() {
+        let mut checked = 0;
+        for (path, text) in crate::embedded::files_under("") {
+            if path.ends_with("sonnet") {
+                let (depth, line) = max_nesting(text);
+                assert!(depth < MAX_NESTING / 4, "{path}:{line}: {depth}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 20, "only {checked} embedded sources");
+    }
+}

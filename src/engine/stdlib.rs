@@ -1,0 +1,124 @@
+//! jrsonnet's standard library with kf's bounded `std.makeArray` and `std.repeat`.
+
+use std::cell::{Ref, RefCell, RefMut};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use jrsonnet_evaluator::function::{NativeFn, builtin};
+use jrsonnet_evaluator::typed::Either2;
+use jrsonnet_evaluator::val::ArrValue;
+use jrsonnet_evaluator::{
+    Either, IStr, InitialContextBuilder, ObjValue, ObjValueBuilder, Result, Source, Thunk, Val,
+    bail, tla::TlaArg, trace::PathResolver,
+};
+use jrsonnet_gcmodule::{Cc, Trace};
+use jrsonnet_stdlib::{Settings, StdTracePrinter, stdlib_uncached};
+
+use super::limits::{MAX_ARRAY_ITEMS, MAX_STRING_BYTES};
+
+/// `std.makeArray`, refusing sizes kf would never manifest before allocating them.
+#[builtin]
+fn kf_make_array(sz: u32, func: NativeFn!((u32,) -> Val)) -> Result<ArrValue> {
+    if sz as usize > MAX_ARRAY_ITEMS {
+        bail!(
+            "std.makeArray({sz}, …): kf builds at most {MAX_ARRAY_ITEMS} items per array (a runaway size?)"
+        );
+    }
+    jrsonnet_stdlib::builtin_make_array(sz, func)
+}
+
+/// `std.repeat`, refusing results beyond kf's limits before allocating them.
+#[builtin]
+fn kf_repeat(what: Either![IStr, ArrValue], count: u32) -> Result<Val> {
+    match &what {
+        Either2::A(s) => {
+            let bytes = s.len().saturating_mul(count as usize);
+            if bytes > MAX_STRING_BYTES {
+                bail!(
+                    "std.repeat: a string of {bytes} bytes; kf builds strings of at most {MAX_STRING_BYTES} bytes (a runaway count?)"
+                );
+            }
+        }
+        Either2::B(a) => {
+            let items = (a.len() as usize).saturating_mul(count as usize);
+            if items > MAX_ARRAY_ITEMS {
+                bail!(
+                    "std.repeat: an array of {items} items; kf builds at most {MAX_ARRAY_ITEMS} items per array (a runaway count?)"
+                );
+            }
+        }
+    }
+    jrsonnet_stdlib::builtin_repeat(what, count)
+}
+
+/// jrsonnet's standard library with kf's bounded `makeArray` and `repeat`, and the ext
+/// vars and `thisFile` of jrsonnet's own initializer.
+#[derive(Trace, Clone)]
+pub struct BoundedStdlib {
+    stdlib: ObjValue,
+    settings: Cc<RefCell<Settings>>,
+}
+
+impl BoundedStdlib {
+    pub fn new(resolver: PathResolver) -> Self {
+        let settings = Cc::new(RefCell::new(Settings {
+            ext_vars: HashMap::new(),
+            ext_natives: HashMap::new(),
+            trace_printer: Rc::new(StdTracePrinter::new(resolver.clone())),
+            path_resolver: resolver,
+        }));
+        let mut std = ObjValueBuilder::new();
+        std.with_super(stdlib_uncached(settings.clone()));
+        std.method("makeArray", kf_make_array {});
+        std.method("repeat", kf_repeat {});
+        BoundedStdlib {
+            stdlib: std.build(),
+            settings,
+        }
+    }
+
+    fn settings(&self) -> Ref<'_, Settings> {
+        self.settings.borrow()
+    }
+
+    fn settings_mut(&self) -> RefMut<'_, Settings> {
+        self.settings.borrow_mut()
+    }
+
+    pub fn add_ext_var(&self, name: IStr, value: Val) {
+        self.settings_mut()
+            .ext_vars
+            .insert(name, TlaArg::Val(value));
+    }
+
+    pub fn add_ext_str(&self, name: IStr, value: IStr) {
+        self.settings_mut()
+            .ext_vars
+            .insert(name, TlaArg::String(value));
+    }
+
+    pub fn add_ext_code(&self, name: &str, code: &str) {
+        self.settings_mut()
+            .ext_vars
+            .insert(name.into(), TlaArg::InlineCode(code.to_owned()));
+    }
+}
+
+impl jrsonnet_evaluator::ContextInitializer for BoundedStdlib {
+    fn populate(&self, source: Source, builder: &mut InitialContextBuilder) {
+        let mut std = ObjValueBuilder::new();
+        std.with_super(self.stdlib.clone());
+        std.field("thisFile").hide().value({
+            let source_path = source.source_path();
+            source_path.path().map_or_else(
+                || source_path.to_string(),
+                |p| self.settings().path_resolver.resolve(p),
+            )
+        });
+        builder.bind("std", Thunk::evaluated(Val::Obj(std.build())));
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

@@ -1,0 +1,93 @@
+//! `--eval-timeout`: a wall-clock limit for one Jsonnet evaluation, and the name of what
+//! is being evaluated for the errors of the limits that stop the process.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// When the current evaluation started (ms since [`EPOCH`]; 0: none running).
+static EVALUATING_SINCE: AtomicU64 = AtomicU64::new(0);
+static EPOCH: Mutex<Option<Instant>> = Mutex::new(None);
+/// What is being evaluated, for the timeout message.
+static SUBJECT: Mutex<String> = Mutex::new(String::new());
+static TIMEOUT: Mutex<Option<Duration>> = Mutex::new(None);
+
+fn now_ms() -> u64 {
+    let mut epoch = EPOCH.lock().unwrap_or_else(|e| e.into_inner());
+    let start = *epoch.get_or_insert_with(Instant::now);
+    u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX) + 1
+}
+
+/// Start ending kf with an error when one evaluation runs longer than `timeout`. jrsonnet
+/// cannot be interrupted, so the watchdog exits the process; no file is being written
+/// while Jsonnet evaluates (kf evaluates before it stages anything).
+pub fn start(timeout: Duration) {
+    {
+        let mut t = TIMEOUT.lock().unwrap_or_else(|e| e.into_inner());
+        if t.is_some() {
+            *t = Some(timeout);
+            return;
+        }
+        *t = Some(timeout);
+    }
+    now_ms();
+    let _ = std::thread::Builder::new()
+        .name("kf-eval-timeout".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(Duration::from_millis(100));
+                let since = EVALUATING_SINCE.load(Ordering::SeqCst);
+                let limit = TIMEOUT
+                    .lock()
+                    .map(|t| t.unwrap_or(timeout))
+                    .unwrap_or(timeout);
+                if since == 0 || now_ms().saturating_sub(since) < limit.as_millis() as u64 {
+                    continue;
+                }
+                let subject = SUBJECT
+                    .lock()
+                    .map(|s| s.clone())
+                    .unwrap_or_else(|e| e.into_inner().clone());
+                eprintln!(
+                    "error: {subject}: evaluation took longer than --eval-timeout {}s; look for runaway recursion or huge comprehensions, or raise --eval-timeout",
+                    limit.as_secs_f64()
+                );
+                std::process::exit(1);
+            }
+        });
+}
+
+/// What is being evaluated now, for an error that must name it; never blocks (it may
+/// run inside the allocator).
+pub fn current_subject() -> String {
+    match SUBJECT.try_lock() {
+        Ok(s) if !s.is_empty() => s.clone(),
+        _ => "kf".to_string(),
+    }
+}
+
+/// Marks an evaluation as running (for the watchdog) while it lives.
+pub struct Evaluating {
+    outer: bool,
+}
+
+impl Evaluating {
+    pub fn start(subject: impl FnOnce() -> String) -> Evaluating {
+        let outer = EVALUATING_SINCE.load(Ordering::SeqCst) == 0;
+        if outer {
+            if let Ok(mut s) = SUBJECT.lock() {
+                *s = subject();
+            }
+            EVALUATING_SINCE.store(now_ms(), Ordering::SeqCst);
+        }
+        Evaluating { outer }
+    }
+}
+
+impl Drop for Evaluating {
+    fn drop(&mut self) {
+        if self.outer {
+            EVALUATING_SINCE.store(0, Ordering::SeqCst);
+        }
+    }
+}
