@@ -260,3 +260,21 @@ fn app_yaml_problems_are_clear_errors() {
     let err = fails(&app.root, &["env", "list"]);
     assert!(err.contains("unknown apiVersion '9.9.9'"), "{err}");
 }
+
+/// An edit of a ksonnet-written app.yaml changes only what it must: comments, key order
+/// and the bare `0.3.0`/`0.0.1` ksonnet wrote stay as they were.
+#[test]
+fn env_add_on_a_ksonnet_app_yaml_adds_one_block_and_keeps_the_rest() {
+    let app = new_app();
+    let original = "# shop: owned by the ML platform team\napiVersion: 0.3.0\nkind: ksonnet.io/app\nname: shop\nversion: 0.0.1\nenvironments:\n  default:\n    destination:\n      namespace: ml-dev # dev cluster\n      server: https://dev.example.com\n    k8sVersion: v1.10.3\n    path: default\n";
+    write(app.root.join("app.yaml"), original);
+    ok(
+        &app.root,
+        &["env", "add", "stage", "--namespace", "ml-stage"],
+    );
+    let after = read(app.root.join("app.yaml"));
+    let added = "  stage:\n    destination:\n      namespace: ml-stage\n      server: https://dev.example.com\n    k8sVersion: v1.10.3\n    path: stage\n";
+    assert_eq!(after, format!("{original}{added}"));
+    ok(&app.root, &["env", "rm", "stage"]);
+    assert_eq!(read(app.root.join("app.yaml")), original);
+}

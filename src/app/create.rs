@@ -236,7 +236,7 @@ pub fn add_env(app: &App, env: &EnvOptions) -> Result<(), AppError> {
     } else {
         let mut spec = app.spec.clone();
         spec.environments.insert(env.name.clone(), entry);
-        files.write(app.root.join(super::APP_FILE), App::render_spec(&spec));
+        files.write(app.root.join(super::APP_FILE), app.spec_text(&spec));
     }
     stage_env_files(&app.root, &env.name, &api, &mut files);
     files.commit()?;
@@ -260,7 +260,7 @@ pub fn remove_env(app: &App, name: &str, from_override: bool) -> Result<(), AppE
     } else {
         let mut spec = app.spec.clone();
         spec.environments.remove(name);
-        files.write(app.root.join(super::APP_FILE), App::render_spec(&spec));
+        files.write(app.root.join(super::APP_FILE), app.spec_text(&spec));
     }
     if app.current_environment().as_deref() == Some(name) {
         files.remove(app.root.join(super::CURRENT_ENV_FILE));
@@ -334,7 +334,7 @@ pub fn update_env(app: &App, name: &str, changes: &EnvChanges) -> Result<(), App
         let mut spec = app.spec.clone();
         spec.environments.remove(name);
         spec.environments.insert(new_name.clone(), entry);
-        files.write(app.root.join(super::APP_FILE), App::render_spec(&spec));
+        files.write(app.root.join(super::APP_FILE), app.spec_text(&spec));
     }
     if let Some((version, lib)) = swagger {
         let dir = app.root.join("lib").join("ksonnet-lib").join(&version);

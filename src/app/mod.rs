@@ -6,6 +6,7 @@ pub mod lock;
 pub mod spec;
 pub mod templates;
 pub mod upgrade;
+pub mod yaml_edit;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -338,8 +339,25 @@ impl App {
     }
 
     /// Serialize app.yaml for writing (0.3.0 shape).
+    /// app.yaml for `spec`, in ksonnet's style (block maps, `0.3.0` unquoted).
     pub fn render_spec(spec: &AppSpec) -> String {
-        to_yaml(spec)
+        serde_json::to_value(spec)
+            .ok()
+            .and_then(|v| yaml_edit::render(&v))
+            .unwrap_or_else(|| to_yaml(spec))
+    }
+
+    /// app.yaml holding `spec`, changed from the file on disk only where `spec` differs
+    /// from it (comments, key order and ksonnet's bare versions kept); a full rewrite when
+    /// the file's shape does not allow an edit in place.
+    pub fn spec_text(&self, spec: &AppSpec) -> String {
+        let path = self.root.join(APP_FILE);
+        let edited = std::fs::read_to_string(&path).ok().and_then(|text| {
+            let old: serde_json::Value = serde_saphyr::from_str(&text).ok()?;
+            let new = serde_json::to_value(spec).ok()?;
+            yaml_edit::edit(&text, &old, &new)
+        });
+        edited.unwrap_or_else(|| App::render_spec(spec))
     }
 
     pub fn render_override(spec: &OverrideSpec) -> String {

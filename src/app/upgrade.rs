@@ -84,7 +84,7 @@ pub fn plan(app: &App) -> Plan {
             spec.libraries.insert(new_key, lib);
         }
     }
-    let app_yaml = (!changes.is_empty()).then(|| App::render_spec(&spec));
+    let app_yaml = (!changes.is_empty()).then(|| app.spec_text(&spec));
     let gitignore = gitignore_with_kf_files(app);
     if gitignore.is_some() {
         changes.push(".gitignore: ignore kf's lock and staging files (/.kf.lock, .kf-*)".into());

@@ -98,7 +98,7 @@ pub fn generate(
     {
         let mut spec = app.spec.clone();
         crate::registry::stage_install(app, &pkg.name, &mut spec, &mut files)?;
-        files.write(app.root.join(app::APP_FILE), App::render_spec(&spec));
+        files.write(app.root.join(app::APP_FILE), app.spec_text(&spec));
     }
     files.write(app.root.join(&comp_file), instance.source);
     files.write(params_path, edited);

@@ -104,7 +104,7 @@ fn write_registries(
     } else {
         let mut spec = app.spec.clone();
         change(&mut spec.registries);
-        files.write(app.root.join(app::APP_FILE), App::render_spec(&spec));
+        files.write(app.root.join(app::APP_FILE), app.spec_text(&spec));
     }
     files.commit().map_err(AppError::from)?;
     Ok(())
@@ -381,7 +381,7 @@ pub fn install(
             libs[id.to_string()] = library;
         }
     }
-    files.write(app.root.join(app::APP_FILE), App::render_spec(&spec_out));
+    files.write(app.root.join(app::APP_FILE), app.spec_text(&spec_out));
     files.commit().map_err(AppError::from)?;
     Ok(id)
 }
@@ -413,7 +413,7 @@ pub fn uninstall(app: &App, spec: &str) -> Result<(), RegistryError> {
     }
     let mut files = FileSet::new(&app.root);
     files.remove_dir(dir);
-    files.write(app.root.join(app::APP_FILE), App::render_spec(&spec_out));
+    files.write(app.root.join(app::APP_FILE), app.spec_text(&spec_out));
     files.commit().map_err(AppError::from)?;
     Ok(())
 }
