@@ -421,8 +421,10 @@ fn prune_deletes_only_kf_objects_no_longer_rendered() {
     let dry = s.apply(&["--prune", "--dry-run=server"]);
     assert_eq!(dry.status, 0, "{}", dry.stderr);
     assert!(
-        dry.stdout
-            .contains(&format!("deployment.apps/web -n {} pruned (dry run)", s.ns)),
+        dry.stdout.contains(&format!(
+            "deployment.apps/web -n {} would be pruned (server dry run)",
+            s.ns
+        )),
         "{}",
         dry.stdout
     );
@@ -586,7 +588,7 @@ fn diff_shows_what_apply_would_change_with_kubectl_exit_codes() {
         run.stdout
     );
     assert!(
-        !run.stdout.contains("s3cr3t-value") && run.stdout.contains("<redacted sha256:"),
+        !run.stdout.contains("s3cr3t-value") && run.stdout.contains("token: \"***\""),
         "{}",
         run.stdout
     );
@@ -711,15 +713,29 @@ fn status_reports_readiness_and_wait_times_out_or_succeeds() {
         run.stderr
     );
 
-    // The controller rolls the Deployment out.
-    s.cluster.put(
+    // The controller rolls the Deployment out, through the status subresource; an old
+    // ReplicaSet's pod still running first.
+    let fake = s.cluster.fake().unwrap();
+    fake.set_status(
         "apps",
         "deployments",
         &s.ns,
-        serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": "web", "namespace": &s.ns},
-            "status": {"observedGeneration": 1, "updatedReplicas": 1, "availableReplicas": 1}}),
-        "kube-controller-manager",
+        "web",
+        serde_json::json!({"observedGeneration": 1, "replicas": 2, "updatedReplicas": 1, "availableReplicas": 1}),
+    );
+    let run = status(&[]);
+    assert!(
+        run.stdout
+            .contains("InProgress 1/1 ready, 1 updated, 1 old pending termination"),
+        "{}",
+        run.stdout
+    );
+    fake.set_status(
+        "apps",
+        "deployments",
+        &s.ns,
+        "web",
+        serde_json::json!({"observedGeneration": 1, "replicas": 1, "updatedReplicas": 1, "availableReplicas": 1}),
     );
     let run = status(&["--wait", "--timeout", "10s"]);
     assert_eq!(run.status, 0, "{}", run.stderr);

@@ -1,26 +1,44 @@
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
 
+use kf::app::Environment;
 use kf::cluster::apply::{self, Action, ApplyOptions, DryRun};
-use kf::cluster::client::{Cluster, RetryPolicy};
+use kf::cluster::client::{Cluster, RetryPolicy, humantime};
+use kf::cluster::ownership::Owner;
 use kf::cluster::prune;
 use kf::cluster::resources::Resources;
 use kf::cluster::select::{ConnectOptions, connect};
 
 use super::Context_;
 use super::show::RenderArgs;
+use super::stdout;
 
-/// How to reach the cluster (shared by the cluster commands).
+/// How to reach the cluster, and kubectl's flags for it (shared by the cluster commands).
 #[derive(Args, Clone)]
 pub struct ClusterArgs {
-    /// Kubeconfig file (default: KUBECONFIG, else ~/.kube/config).
+    /// Kubeconfig file (default: KUBECONFIG, else ~/.kube/config; in a pod without either,
+    /// the pod's service account).
     #[arg(long, value_name = "FILE")]
     kubeconfig: Option<std::path::PathBuf>,
     /// Kubeconfig context to use; it must point at the environment's server.
     #[arg(long, value_name = "NAME")]
     context: Option<String>,
+    /// Use this namespace instead of the environment's (for objects that name none).
+    #[arg(short = 'n', long, value_name = "NAME")]
+    namespace: Option<String>,
+    /// Server-side apply field manager (default: kf-<app>-<env>). Prune and delete only
+    /// remove objects this manager applied.
+    #[arg(long, value_name = "NAME")]
+    field_manager: Option<String>,
+    /// The whole command's time limit, retries and waits included: 30s, 5m, 1h…
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    pub timeout: Duration,
+    /// The longest one request waits for its reply before it is retried.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    request_timeout: Duration,
 }
 
 impl ClusterArgs {
@@ -28,20 +46,46 @@ impl ClusterArgs {
         ConnectOptions {
             kubeconfig: self.kubeconfig.as_ref().map(|p| ctx.cwd.join(p)),
             context: self.context.clone(),
+            request_timeout: Some(self.request_timeout),
         }
+    }
+
+    /// The environment as the flags have it (`-n` replaces its namespace).
+    pub fn environment(&self, mut env: Environment) -> Environment {
+        if let Some(ns) = self.namespace.as_ref().filter(|n| !n.is_empty()) {
+            env.namespace = ns.clone();
+        }
+        env
+    }
+
+    pub fn owner(&self, app: &str, env: &Environment) -> Owner {
+        Owner::new(app, &env.name, self.field_manager.as_deref())
+    }
+
+    /// Connect to the env's cluster; every request from here on counts against --timeout.
+    pub async fn connect(&self, ctx: &Context_, env: &Environment) -> Result<Cluster> {
+        let started = std::time::Instant::now();
+        let policy = RetryPolicy {
+            request_timeout: self.request_timeout,
+            ..RetryPolicy::default()
+        };
+        let (client, _context) = connect(env, &self.connect_options(ctx)).await?;
+        Ok(Cluster::new(client, policy).with_timeout(self.timeout, started))
     }
 }
 
-/// Apply an environment to its cluster with server-side apply (field manager `kf`).
+/// Apply an environment to its cluster with server-side apply (field manager
+/// `kf-<app>-<env>`).
 ///
 /// kf picks the kubeconfig context whose cluster is the environment's server (with that
 /// context's own credentials) and refuses to act on any other cluster. Objects are applied
 /// in tiers — namespaces, CRDs (waiting until they are Established), RBAC and config,
 /// the rest, workloads, webhooks — each tier in parallel. Every object gets the labels
-/// app.kubernetes.io/managed-by=kf, kf.dev/app and kf.dev/environment.
+/// app.kubernetes.io/managed-by=kf, kf.dev/app and kf.dev/environment; an object another
+/// kf app or environment labelled is refused unless --force-conflicts.
 #[derive(Args)]
 #[command(
-    after_help = "Examples:\n  kf apply --env prod\n  kf apply prod -c mnist-train --dry-run=server\n  kf apply --env prod --force-conflicts --concurrency 16"
+    after_help = "Examples:\n  kf apply --env prod\n  kf apply prod -c mnist-train --dry-run=server\n  kf apply --env prod --prune --timeout 10m\n  kf apply --env prod --force-conflicts --concurrency 16"
 )]
 pub struct ApplyArgs {
     #[command(flatten)]
@@ -53,22 +97,31 @@ pub struct ApplyArgs {
     #[arg(long, value_name = "MODE", default_value = "none", num_args = 0..=1,
           default_missing_value = "client", value_parser = ["none", "client", "server"])]
     dry_run: String,
-    /// Take over fields another field manager owns (server-side apply conflicts).
+    /// Take over fields another field manager owns (server-side apply conflicts), and
+    /// objects another kf app or environment labelled.
     #[arg(long)]
     force_conflicts: bool,
-    /// Delete objects of this app and environment (by kf's labels) that the render no
-    /// longer has. Never objects a controller owns or marked kf.dev/prune=never.
+    /// Delete objects this app and environment applied (kf's labels and field manager)
+    /// that the render no longer has; with -c, only objects of those components. Never
+    /// objects a controller owns or marked kf.dev/prune=never.
     #[arg(long)]
     prune: bool,
-    /// After applying, wait until every object is Ready (rolled out, complete, Succeeded…).
+    /// After applying, wait until every object is Ready (rolled out, bound, …) and every
+    /// pruned object is gone. Jobs only need to exist: see --wait-for-jobs.
     #[arg(long)]
     wait: bool,
+    /// With --wait, also wait until Jobs and training jobs (TFJob, PyTorchJob, …) finish.
+    #[arg(long)]
+    wait_for_jobs: bool,
     /// Objects applied at once within a tier.
     #[arg(long, value_name = "N", default_value_t = 8)]
     concurrency: usize,
-    /// How long to wait for CRDs to be Established, and with --wait for readiness: 30s, 5m…
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
-    timeout: Duration,
+}
+
+/// How long apply waits for new CRDs: up to a minute, never more than half of --timeout,
+/// so a CRD that never becomes Established leaves time for everything else.
+pub fn crd_wait(timeout: Duration) -> Duration {
+    (timeout / 2).min(Duration::from_secs(60))
 }
 
 /// `90`, `30s`, `5m`, `1h`, `1m30s`.
@@ -123,23 +176,45 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
+/// With `-c`, the components whose objects prune may consider: those named, and the
+/// components the render produced (a nested component's label spells it as rendered).
+fn prune_components(
+    selected: &[String],
+    rendered: &[kf::render::RenderedObject],
+) -> Option<BTreeSet<String>> {
+    if selected.is_empty() {
+        return None;
+    }
+    Some(
+        selected
+            .iter()
+            .cloned()
+            .chain(rendered.iter().map(|o| o.component.clone()))
+            .collect(),
+    )
+}
+
 pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
+    let selected = a.render.jsonnet.components().to_vec();
     // Render first: the Jsonnet engine is thread-local and must not meet the runtime.
     let rendered = a.render.render(ctx)?;
-    let env = rendered.app.environment(&rendered.env)?;
-    let items = kf::cluster::prepare(&rendered.objects, &rendered.app.spec.name, &env);
+    let env = a
+        .cluster
+        .environment(rendered.app.environment(&rendered.env)?);
+    let app_name = rendered.app.spec.name.clone();
+    let owner = a.cluster.owner(&app_name, &env);
+    let items = kf::cluster::prepare(&rendered.objects, &app_name, &env);
     let options = ApplyOptions {
         dry_run: dry_run_mode(&a.dry_run),
         force_conflicts: a.force_conflicts,
         concurrency: a.concurrency,
-        timeout: a.timeout,
+        crd_wait: crd_wait(a.cluster.timeout),
+        owner: owner.clone(),
     };
-    let connect_options = a.cluster.connect_options(ctx);
-    let app_name = rendered.app.spec.name.clone();
+    let scope_components = prune_components(&selected, &rendered.objects);
     let (outcomes, pruned, wait_error) = runtime()?.block_on(async {
-        let (client, _context) = connect(&env, &connect_options).await?;
-        let cluster = Cluster::new(client, RetryPolicy::default());
-        let resources = Resources::discover(cluster.kube()).await?;
+        let cluster = a.cluster.connect(ctx, &env).await?;
+        let resources = Resources::discover(&cluster).await?;
         // What prune would delete is shown before anything changes.
         let doomed = if a.prune {
             let keep = items
@@ -155,11 +230,16 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
                     ))
                 })
                 .collect();
-            let doomed =
-                prune::candidates(&cluster, &resources, &app_name, &env.name, &keep).await?;
-            let doomed: Vec<prune::Found> = doomed;
+            let scope = prune::Scope {
+                keep,
+                components: scope_components.clone(),
+            };
+            let doomed = prune::candidates(&cluster, &resources, &owner, &scope).await?;
             for f in &doomed {
-                println!("{} will be pruned: no longer in the render", f.id());
+                stdout::line(format!(
+                    "{} will be pruned: no longer in the render",
+                    f.id()
+                ));
             }
             doomed
         } else {
@@ -172,32 +252,53 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
             items,
             &env.namespace,
             &options,
-            &mut |o| println!("{}", o.line(options.dry_run)),
+            &mut |o| stdout::line(o.line(options.dry_run)),
         )
         .await?;
         let failed = outcomes.iter().any(|o| o.result.is_err());
         let pruned = if failed && !doomed.is_empty() {
-            println!("prune skipped: some objects failed to apply");
+            stdout::line("prune skipped: some objects failed to apply");
             Vec::new()
         } else {
-            let pruned =
-                prune::delete(&cluster, doomed, options.dry_run, options.concurrency).await;
-            for d in &pruned {
-                println!("{}", d.line("pruned", options.dry_run));
-            }
-            pruned
+            prune::delete(
+                &cluster,
+                doomed.clone(),
+                options.dry_run,
+                options.concurrency,
+                &mut |d| stdout::line(d.line("pruned", options.dry_run)),
+            )
+            .await
         };
-        if a.wait && options.dry_run == DryRun::None && !outcomes.iter().any(|o| o.result.is_err())
-        {
-            let resources = Resources::discover(cluster.kube()).await?;
+        if a.wait && options.dry_run == DryRun::None && !failed {
+            let gone: Vec<prune::Found> = doomed
+                .into_iter()
+                .zip(&pruned)
+                .filter(|(_, d)| d.result == Ok(true))
+                .map(|(f, _)| f)
+                .collect();
+            let left =
+                prune::wait_gone(&cluster, &gone, cluster.remaining().unwrap_or_default()).await;
+            if !left.is_empty() {
+                let e = anyhow::anyhow!(
+                    "{} pruned objects are still being deleted after --timeout {}: {}",
+                    left.len(),
+                    humantime(a.cluster.timeout),
+                    left.join(", ")
+                );
+                return Ok((outcomes, pruned, Some(e)));
+            }
+            let resources = Resources::discover(&cluster).await?;
             let objects = super::status::watched(&watch_items, &resources, &env.namespace);
-            if let Err(e) = super::status::report(&cluster, &objects, Some(options.timeout)).await {
+            let wait = super::status::Wait {
+                timeout: a.cluster.timeout,
+                for_jobs: a.wait_for_jobs,
+            };
+            if let Err(e) = super::status::report(&cluster, &objects, Some(wait)).await {
                 return Ok((outcomes, pruned, Some(e)));
             }
         }
         Ok::<_, anyhow::Error>((outcomes, pruned, None))
     })?;
-    let (outcomes, pruned, wait_error) = (outcomes, pruned, wait_error);
     let count = |f: &dyn Fn(&Result<Action, String>) -> bool| {
         outcomes.iter().filter(|o| f(&o.result)).count()
     };
@@ -215,13 +316,20 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
             String::new()
         }
     };
-    println!(
+    stdout::line(format!(
         "{} objects: {created} created, {configured} configured, {unchanged} unchanged{}{}{}",
         outcomes.len(),
         part(skipped, "skipped"),
         part(failed, "failed"),
-        part(pruned_ok, "pruned"),
-    );
+        part(
+            pruned_ok,
+            if options.dry_run == DryRun::None {
+                "pruned"
+            } else {
+                "would be pruned"
+            }
+        ),
+    ));
     if failed > 0 || prune_failed > 0 {
         for o in outcomes.iter().filter(|o| o.result.is_err()) {
             eprintln!("error: {}", o.line(options.dry_run));

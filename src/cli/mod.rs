@@ -12,6 +12,7 @@ mod param;
 mod registry;
 mod show;
 mod status;
+mod stdout;
 pub mod table;
 mod upgrade;
 mod validate;

@@ -84,6 +84,11 @@ impl RenderArgs {
 }
 
 impl JsonnetArgs {
+    /// The components `-c` selected; empty for all.
+    pub fn components(&self) -> &[String] {
+        &self.components
+    }
+
     /// Render one environment of `app`.
     pub fn render(&self, ctx: &Context_, app: &App, env: &str) -> Result<Vec<RenderedObject>> {
         let options = self.options(ctx)?;
@@ -132,6 +137,6 @@ pub fn run(ctx: &Context_, a: ShowArgs) -> Result<()> {
     } else {
         Format::Yaml
     };
-    print!("{}", output::write(&rendered.objects, format));
+    super::stdout::print(&output::write(&rendered.objects, format));
     Ok(())
 }

@@ -15,6 +15,8 @@ use serde_json::{Map, Value};
 
 use super::ClusterError;
 use super::client::{Cluster, Failure};
+use super::ownership::{Claim, Owner};
+use super::prune::encode;
 use super::resources::{Resource, Resources};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,10 +31,15 @@ pub enum DryRun {
 #[derive(Debug, Clone)]
 pub struct ApplyOptions {
     pub dry_run: DryRun,
+    /// Take over fields other managers own, and objects another kf app or environment
+    /// labelled.
     pub force_conflicts: bool,
     pub concurrency: usize,
-    /// How long to wait for CRDs to become Established.
-    pub timeout: Duration,
+    /// How long to wait for new CRDs to become Established (the command's deadline may cut
+    /// it shorter). A CRD that is not fails its own custom resources only.
+    pub crd_wait: Duration,
+    /// Whose objects these are, and the field manager to apply with.
+    pub owner: Owner,
 }
 
 /// What happened to one object.
@@ -206,6 +213,18 @@ async fn apply_one(
             return outcome;
         }
     };
+    // Another kf app's or environment's object under the same name: applying would
+    // relabel it ours and a later prune of its owner would lose it. Refused.
+    if let Some(live) = &before
+        && let Claim::OtherKf { app, env } = options.owner.claim(live)
+        && !options.force_conflicts
+    {
+        outcome.result = Err(format!(
+            "it belongs to kf app '{app}', environment '{env}' (its kf.dev labels); refusing to take it over for app '{}', environment '{}'. Rename it, remove it from that environment, or pass --force-conflicts",
+            options.owner.app, options.owner.env
+        ));
+        return outcome;
+    }
     if options.dry_run == DryRun::Client {
         outcome.result = Ok(if before.is_some() {
             Action::Configured
@@ -215,12 +234,9 @@ async fn apply_one(
         return outcome;
     }
     let mut query = format!(
-        "?fieldManager=kf&force={}",
-        if options.force_conflicts {
-            "true"
-        } else {
-            "false"
-        }
+        "?fieldManager={}&force={}",
+        encode(&options.owner.field_manager),
+        options.force_conflicts
     );
     if options.dry_run == DryRun::Server {
         query.push_str("&dryRun=All");
@@ -236,6 +252,10 @@ async fn apply_one(
         .await;
     outcome.result = match reply {
         Err(e) => Err(e.to_string()),
+        Ok(r) if r.body["metadata"]["name"] != item.name.as_str() => Err(format!(
+            "PATCH {path}: the server's reply is not the object (no metadata.name '{}'); nothing is known about what was applied",
+            item.name
+        )),
         Ok(r) => {
             let rv = |v: &Value| {
                 v["metadata"]["resourceVersion"]
@@ -254,7 +274,7 @@ async fn apply_one(
                         Action::Configured
                     }
                 }
-                Some(live) if rv(live) == rv(&r.body) => Action::Unchanged,
+                Some(live) if rv(live).is_some() && rv(live) == rv(&r.body) => Action::Unchanged,
                 Some(_) => Action::Configured,
             })
         }
@@ -262,16 +282,15 @@ async fn apply_one(
     outcome
 }
 
-/// Wait until every CRD named is Established.
-async fn wait_established(
-    cluster: &Cluster,
-    names: &[String],
-    timeout: Duration,
-) -> Result<(), ClusterError> {
+/// Wait until the CRDs named are Established, for at most `limit` (and never past the
+/// command's deadline); returns those that are not.
+async fn wait_established(cluster: &Cluster, names: &[String], limit: Duration) -> Vec<String> {
     let start = Instant::now();
-    for name in names {
-        let path = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}");
-        loop {
+    let mut pending: Vec<String> = names.to_vec();
+    loop {
+        let mut still = Vec::new();
+        for name in pending {
+            let path = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}");
             let established = match cluster.get(&path).await {
                 Ok(r) => r.body["status"]["conditions"]
                     .as_array()
@@ -280,18 +299,17 @@ async fn wait_established(
                     .any(|c| c["type"] == "Established" && c["status"] == "True"),
                 Err(_) => false,
             };
-            if established {
-                break;
+            if !established {
+                still.push(name);
             }
-            if start.elapsed() > timeout {
-                return Err(ClusterError::Api(format!(
-                    "CRD {name} is not Established after {timeout:?}; its custom resources were not applied"
-                )));
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
         }
+        pending = still;
+        let left = cluster.remaining().unwrap_or(limit);
+        if pending.is_empty() || start.elapsed() >= limit || left.is_zero() {
+            return pending;
+        }
+        tokio::time::sleep(Duration::from_millis(200).min(left)).await;
     }
-    Ok(())
 }
 
 /// Apply `items` (already labelled) tier by tier; `report` gets each outcome as it is known.
@@ -307,16 +325,19 @@ pub async fn apply(
     for item in items {
         tiers[tier(&item.api_version, &item.kind) as usize].push(item);
     }
-    let pending_crds: Vec<(String, String)> = tiers[1]
+    // (group, kind, CRD name) of the CRDs this apply brings.
+    let pending_crds: Vec<(String, String, String)> = tiers[1]
         .iter()
         .filter_map(|i| {
             let spec = i.object.get("spec")?;
             Some((
                 spec.get("group")?.as_str()?.to_string(),
                 spec.get("names")?.get("kind")?.as_str()?.to_string(),
+                i.name.clone(),
             ))
         })
         .collect();
+    let mut stuck_crds: Vec<String> = Vec::new();
     let mut all = Vec::new();
     for (t, items) in tiers.into_iter().enumerate() {
         let mut work = Vec::new();
@@ -329,12 +350,18 @@ pub async fn apply(
                         .split_once('/')
                         .map(|(g, _)| g)
                         .unwrap_or("");
-                    let from_this_app = pending_crds
+                    let crd = pending_crds
                         .iter()
-                        .any(|(g, k)| g == group && *k == item.kind);
-                    let result = if from_this_app && options.dry_run != DryRun::None {
+                        .find(|(g, k, _)| g == group && *k == item.kind)
+                        .map(|(_, _, name)| name);
+                    let result = if crd.is_some() && options.dry_run != DryRun::None {
                         Ok(Action::Skipped(
                             "its CRD is part of this apply and not on the cluster yet".into(),
+                        ))
+                    } else if let Some(name) = crd.filter(|n| stuck_crds.contains(n)) {
+                        Err(format!(
+                            "its CRD {name} is not Established after {}; not applied. Check the CRD (kubectl describe crd {name}) and apply again",
+                            super::client::humantime(options.crd_wait)
                         ))
                     } else {
                         Err(format!(
@@ -370,8 +397,16 @@ pub async fn apply(
             .collect();
         all.extend(outcomes);
         if t == 1 && !crds.is_empty() && options.dry_run == DryRun::None {
-            wait_established(cluster, &crds, options.timeout).await?;
-            resources = Resources::discover(cluster.kube()).await?;
+            // A CRD that never becomes Established fails its own custom resources only;
+            // every other tier still goes.
+            stuck_crds = wait_established(cluster, &crds, options.crd_wait).await;
+            for name in &stuck_crds {
+                eprintln!(
+                    "warning: CRD {name} is not Established after {}; its custom resources will not be applied",
+                    super::client::humantime(options.crd_wait)
+                );
+            }
+            resources = Resources::discover(cluster).await?;
         }
     }
     Ok(all)

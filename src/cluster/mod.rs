@@ -6,6 +6,7 @@ pub mod apply;
 pub mod client;
 pub mod diff;
 pub mod labels;
+pub mod ownership;
 pub mod prune;
 pub mod resources;
 pub mod select;
