@@ -272,6 +272,65 @@ impl Cluster {
         content_type: Option<&str>,
         body: Vec<u8>,
     ) -> Result<Reply, Failure> {
+        let what = format!("{method} {path}");
+        self.retrying(&what, || self.bounded(&method, path, content_type, &body))
+            .await
+    }
+
+    /// Run `op` (kube's own requests: discovery) under the same retries and deadline.
+    pub async fn retry_kube<T, Fut>(&self, what: &str, op: impl Fn() -> Fut) -> Result<T, Failure>
+    where
+        Fut: std::future::Future<Output = Result<T, kube::Error>>,
+    {
+        let limit = self.retry.request_timeout;
+        self.retrying(what, || async {
+            let limit = self.remaining().map_or(limit, |left| left.min(limit));
+            match tokio::time::timeout(limit, op()).await {
+                Ok(Ok(v)) => Ok(v),
+                Ok(Err(kube::Error::Api(status))) => {
+                    let code = StatusCode::from_u16(status.code)
+                        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                    Err(Attempt {
+                        failure: Failure::Status(Reply {
+                            status: code,
+                            body: serde_json::json!({"message": format!("{what}: {}", status.message)}),
+                        }),
+                        retry_after: None,
+                    })
+                }
+                Ok(Err(e @ (kube::Error::HyperError(_) | kube::Error::Service(_)))) => {
+                    Err(Attempt {
+                        failure: Failure::Transport(format!("{what}: {e}")),
+                        retry_after: None,
+                    })
+                }
+                // A reply kube could not read: asking again gets the same.
+                Ok(Err(e)) => Err(Attempt {
+                    failure: Failure::BadReply(format!("{what}: {e}")),
+                    retry_after: None,
+                }),
+                Err(_) => Err(Attempt {
+                    failure: Failure::Transport(format!(
+                        "{what}: no reply within {}",
+                        humantime(limit)
+                    )),
+                    retry_after: None,
+                }),
+            }
+        })
+        .await
+    }
+
+    /// kf's one retry loop: backoff (or Retry-After, capped) between attempts, each retry
+    /// said on stderr, and never past the command's deadline.
+    async fn retrying<T, Fut>(
+        &self,
+        what: &str,
+        attempt_once: impl Fn() -> Fut,
+    ) -> Result<T, Failure>
+    where
+        Fut: std::future::Future<Output = Result<T, Attempt>>,
+    {
         let attempts = self.retry.attempts.max(1);
         let mut delays = ExponentialBuilder::default()
             .with_min_delay(self.retry.min_delay)
@@ -281,7 +340,10 @@ impl Cluster {
             .build();
         let mut attempt = 1;
         loop {
-            let a = match self.bounded(&method, path, content_type, &body).await {
+            if self.remaining().is_some_and(|l| l.is_zero()) {
+                return Err(Failure::Deadline(self.deadline_message(what)));
+            }
+            let a = match attempt_once().await {
                 Ok(r) => return Ok(r),
                 Err(a) => a,
             };
@@ -305,13 +367,13 @@ impl Cluster {
                     .unwrap_or_default();
                 return Err(Failure::Deadline(format!(
                     "{}{asked}; last error: {}",
-                    self.deadline_message(&format!("{method} {path}")),
+                    self.deadline_message(what),
                     a.failure
                 )));
             }
             if !self.quiet {
                 eprintln!(
-                    "retrying {method} {path} in {} (attempt {} of {attempts}): {}",
+                    "retrying {what} in {} (attempt {} of {attempts}): {}",
                     humantime(delay),
                     attempt + 1,
                     a.failure

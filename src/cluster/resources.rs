@@ -55,28 +55,31 @@ impl Resources {
     /// server without it gives kube an empty answer, not an error, so fall back to the
     /// classic per-group-version walk then.
     ///
-    /// Discovery goes through kube's client, not kf's retry layer; the command's deadline
-    /// bounds it as a whole (each of its requests has kube's read timeout, set in `connect`).
+    /// Discovery goes through kube's client, under kf's retries and the command's
+    /// deadline (`Cluster::retry_kube`).
     pub async fn discover(cluster: &Cluster) -> Result<Resources, ClusterError> {
         let client = cluster.kube().clone();
-        let run = async move {
-            if let Ok(d) = Discovery::new(client.clone()).run_aggregated().await
-                && d.groups().next().is_some()
-            {
-                return Ok(Resources { discovery: d });
-            }
-            let d = Discovery::new(client)
-                .run()
-                .await
-                .map_err(|e| ClusterError::Api(format!("discovery (/api, /apis) failed: {e}; check the server is up and the credentials may list API groups")))?;
-            Ok(Resources { discovery: d })
-        };
-        match cluster.remaining() {
-            None => run.await,
-            Some(left) => tokio::time::timeout(left, run).await.map_err(|_| {
-                ClusterError::Api(cluster.deadline_message("discovery (/api, /apis)"))
-            })?,
+        let aggregated = cluster
+            .retry_kube("discovery (aggregated)", || {
+                Discovery::new(client.clone()).run_aggregated()
+            })
+            .await;
+        if let Ok(d) = aggregated
+            && d.groups().next().is_some()
+        {
+            return Ok(Resources { discovery: d });
         }
+        let d = cluster
+            .retry_kube("discovery (/api, /apis)", || {
+                Discovery::new(client.clone()).run()
+            })
+            .await
+            .map_err(|e| {
+                ClusterError::Api(format!(
+                    "{e}; check the server is up and the credentials may list API groups"
+                ))
+            })?;
+        Ok(Resources { discovery: d })
     }
 
     pub fn resolve(&self, api_version: &str, kind: &str) -> Option<Resource> {

@@ -114,6 +114,8 @@ pub struct State {
     arrivals: Vec<std::time::Instant>,
     /// The body of every DELETE, with its path.
     pub delete_bodies: Vec<(String, Value)>,
+    /// Every request's Authorization header ("" when none).
+    authorizations: Vec<String>,
     ignore_label_selector: bool,
     crd_established: CrdEstablished,
     /// CRDs not Established yet, with when they were created.
@@ -320,6 +322,22 @@ impl ApiServer {
         }
     }
 
+    /// Remove an object as another tool would (no dependents touched).
+    pub fn remove(&self, group: &str, plural: &str, namespace: &str, name: &str) {
+        let key = Key {
+            group: group.into(),
+            plural: plural.into(),
+            namespace: namespace.into(),
+            name: name.into(),
+        };
+        self.state.lock().unwrap().objects.remove(&key);
+    }
+
+    /// The Authorization headers received, in order.
+    pub fn authorizations(&self) -> Vec<String> {
+        self.state.lock().unwrap().authorizations.clone()
+    }
+
     /// DELETE bodies (DeleteOptions) received, with their paths.
     pub fn delete_bodies(&self) -> Vec<(String, Value)> {
         self.state.lock().unwrap().delete_bodies.clone()
@@ -345,6 +363,13 @@ async fn handle(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Reply {
         st.requests
             .push((method.to_string(), format!("{path}?{query}")));
         st.arrivals.push(std::time::Instant::now());
+        let auth = req
+            .headers()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        st.authorizations.push(auth);
         let hit = st.faults.iter_mut().find(|f| {
             f.times > 0 && path.contains(&f.path) && f.method.as_ref().is_none_or(|m| *m == method)
         });
