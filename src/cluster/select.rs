@@ -236,7 +236,7 @@ pub async fn connect(
         ClusterError::Config(format!(
             "context '{context}': {e}{}",
             if e.to_string().contains("proxy") {
-                "; kf supports proxy-url with http:// and socks5:// proxies"
+                "; this kf is built without kube's proxy features, so a kubeconfig proxy-url cannot be used: reach the API server directly (or set the env's server to a `kubectl proxy` address)"
             } else {
                 ""
             }
