@@ -1686,3 +1686,60 @@ fn validate_server_reports_resources_of_a_crd_in_the_render_as_skipped() {
         run.stdout
     );
 }
+
+#[test]
+fn many_objects_of_a_kind_are_read_with_one_list_and_still_checked() {
+    let s = setup();
+    write(
+        s.app.root.join("components/many.jsonnet"),
+        "[{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-%d' % i }, data: { i: std.toString(i) } } for i in std.range(1, 20)]\n",
+    );
+    // cm-1 exists without labels (kubectl's); cm-2 belongs to another env.
+    s.cluster.put(
+        "",
+        "configmaps",
+        &s.ns,
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm-1", "namespace": &s.ns}, "data": {"i": "1"}}),
+        "kubectl",
+    );
+    s.cluster.put(
+        "",
+        "configmaps",
+        &s.ns,
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "cm-2", "namespace": &s.ns, "labels": labels_of("app", "staging")}}),
+        "kf-app-staging",
+    );
+    if let Some(f) = s.cluster.fake() {
+        f.clear_requests();
+    }
+    let run = s.apply(&[]);
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("configmap/cm-1 -n ml-dev configured"),
+        "an unlabelled object is adopted, not created: {}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains(
+            "configmap/cm-2 -n ml-dev failed: it belongs to kf app 'app', environment 'staging'"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("21 created, 1 configured"),
+        "{}",
+        run.stdout
+    );
+    let again = s.apply(&[]);
+    assert!(again.stdout.contains("22 unchanged"), "{}", again.stdout);
+    if let Some(f) = s.cluster.fake() {
+        let gets = f
+            .requests()
+            .iter()
+            .filter(|(m, p)| m == "GET" && p.contains("/configmaps/cm-"))
+            .count();
+        assert_eq!(gets, 0, "read with a LIST, not one GET each");
+    }
+}
