@@ -1368,6 +1368,8 @@ fn a_closed_stdout_neither_aborts_an_apply_nor_panics() {
         vec!["show", "default"],
         vec!["status", "--env", "default", "--kubeconfig", &s.kubeconfig],
         vec!["diff", "local:default", "local:prod"],
+        vec!["env", "list"],
+        vec!["param", "list"],
     ] {
         let (_, stderr) = run_closed(&args);
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
