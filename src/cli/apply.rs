@@ -212,6 +212,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
         owner: owner.clone(),
     };
     let scope_components = prune_components(&selected, &rendered.objects);
+    let mut prune_error = None;
     let (outcomes, pruned, wait_error) = runtime()?.block_on(async {
         let cluster = a.cluster.connect(ctx, &env).await?;
         let resources = Resources::discover(&cluster).await?;
@@ -234,7 +235,15 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
                 keep,
                 components: scope_components.clone(),
             };
-            let doomed = prune::candidates(&cluster, &resources, &owner, &scope).await?;
+            // A prune that cannot see everything deletes nothing, but the apply still goes.
+            let doomed = match prune::candidates(&cluster, &resources, &owner, &scope).await {
+                Ok(d) => d,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    prune_error = Some(e);
+                    Vec::new()
+                }
+            };
             for f in &doomed {
                 stdout::line(format!(
                     "{} will be pruned: no longer in the render",
@@ -343,6 +352,9 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
             outcomes.len() + pruned.len(),
             env.name
         );
+    }
+    if let Some(e) = prune_error {
+        bail!("prune of environment '{}' did not run: {e}", env.name);
     }
     if let Some(e) = wait_error {
         return Err(e);
