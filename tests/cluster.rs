@@ -513,8 +513,12 @@ fn delete_removes_kf_objects_in_reverse_order_and_leaves_others_alone() {
             "workloads go first: {order:?}"
         );
         assert!(
-            order.last().unwrap().contains("/configmaps/settings"),
+            order[order.len() - 2].contains("/configmaps/settings"),
             "{order:?}"
+        );
+        assert!(
+            order.last().unwrap().contains("/secrets/kf-app-default"),
+            "the ApplySet parent goes last: {order:?}"
         );
     }
     for (group, plural, name) in [
@@ -1744,4 +1748,83 @@ fn many_objects_of_a_kind_are_read_with_one_list_and_still_checked() {
             .count();
         assert_eq!(gets, 0, "read with a LIST, not one GET each");
     }
+}
+
+#[test]
+fn kubectl_can_see_kfs_set_as_a_kep_3659_applyset() {
+    let s = setup();
+    assert_eq!(s.apply(&[]).status, 0);
+    let parent = s
+        .cluster
+        .get("", "secrets", &s.ns, "kf-app-default")
+        .expect("the ApplySet parent Secret");
+    let id = parent["metadata"]["labels"]["applyset.kubernetes.io/id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(id.starts_with("applyset-") && id.ends_with("-v1"), "{id}");
+    let annotations = &parent["metadata"]["annotations"];
+    assert_eq!(
+        annotations["applyset.kubernetes.io/contains-group-kinds"],
+        "ConfigMap,Deployment.apps,Service"
+    );
+    assert!(
+        annotations["applyset.kubernetes.io/tooling"]
+            .as_str()
+            .unwrap()
+            .starts_with("kf/v")
+    );
+    for (group, plural, name) in [
+        ("", "configmaps", "settings"),
+        ("", "services", "web"),
+        ("apps", "deployments", "web"),
+    ] {
+        let o = s.cluster.get(group, plural, &s.ns, name).unwrap();
+        assert_eq!(
+            o["metadata"]["labels"]["applyset.kubernetes.io/part-of"],
+            id.as_str(),
+            "{name}"
+        );
+    }
+    // Prune never touches the parent (it is not one of kf's labelled objects).
+    ok(&s.app.root, &["component", "rm", "web"]);
+    assert_eq!(s.apply(&["--prune"]).status, 0);
+    let parent = s
+        .cluster
+        .get("", "secrets", &s.ns, "kf-app-default")
+        .unwrap();
+    assert_eq!(
+        parent["metadata"]["annotations"]["applyset.kubernetes.io/contains-group-kinds"],
+        "ConfigMap,Deployment.apps,Service",
+        "kinds stay listed"
+    );
+    // Deleting the environment removes the parent too; with -c it stays.
+    let run = kf_in(
+        &s.app.root,
+        &[
+            "delete",
+            "--env",
+            "default",
+            "--kubeconfig",
+            &s.kubeconfig,
+            "-c",
+            "settings",
+        ],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        s.cluster
+            .get("", "secrets", &s.ns, "kf-app-default")
+            .is_some()
+    );
+    let run = kf_in(
+        &s.app.root,
+        &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        s.cluster
+            .get("", "secrets", &s.ns, "kf-app-default")
+            .is_none()
+    );
 }

@@ -210,6 +210,11 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
         concurrency: a.concurrency,
         crd_wait: crd_wait(a.cluster.timeout),
         owner: owner.clone(),
+        applyset: Some(kf::cluster::applyset::ApplySet::for_env(
+            &app_name,
+            &env.name,
+            &env.namespace,
+        )),
     };
     let scope_components = prune_components(&selected, &rendered.objects);
     let mut prune_error = None;

@@ -42,6 +42,8 @@ pub struct DeleteArgs {
 }
 
 pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
+    // With -c, the set lives on: its parent is deleted only with the whole environment.
+    let whole_env = a.render.jsonnet.components().is_empty();
     let rendered = a.render.render(ctx)?;
     let env = a
         .cluster
@@ -106,6 +108,34 @@ pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
                 Ok(true) => deleted += 1,
                 Ok(false) => {}
                 Err(_) => failed += 1,
+            }
+        }
+        // The ApplySet's parent goes last, once its members are gone (only kf's own).
+        let set = kf::cluster::applyset::ApplySet::for_env(&app_name, &env.name, &env.namespace);
+        if failed == 0
+            && whole_env
+            && let Some(res) = resources.resolve("v1", "Secret")
+        {
+            let path = res.path(Some(&set.namespace), Some(&set.name));
+            if let Ok(live) = cluster.get(&path).await
+                && live.body["metadata"]["labels"][kf::cluster::applyset::ID] == set.id().as_str()
+                && owner.applied(&live.body)
+            {
+                let parent = Found {
+                    resource: res,
+                    namespace: Some(set.namespace.clone()),
+                    name: set.name.clone(),
+                    uid: live.body["metadata"]["uid"].as_str().map(str::to_string),
+                };
+                for d in prune::delete(&cluster, vec![parent], dry_run, 1, &mut |d| {
+                    stdout::line(d.line("deleted", dry_run))
+                })
+                .await
+                {
+                    if d.result.is_err() {
+                        failed += 1;
+                    }
+                }
             }
         }
         if a.wait && dry_run == DryRun::None {

@@ -104,6 +104,8 @@ fn server_check(
         concurrency: 8,
         crd_wait: super::apply::crd_wait(cluster_args.timeout),
         owner: cluster_args.owner(&rendered.app.spec.name, &env),
+        // Checking objects, not recording a set.
+        applyset: None,
     };
     let outcomes = super::apply::runtime()?.block_on(async {
         let cluster = cluster_args.connect(ctx, &env).await?;

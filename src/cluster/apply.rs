@@ -15,6 +15,7 @@ use http::{Method, StatusCode};
 use serde_json::{Map, Value};
 
 use super::ClusterError;
+use super::applyset::{self, ApplySet};
 use super::client::{Cluster, Failure};
 use super::ownership::{Claim, Owner};
 use super::prune::encode;
@@ -41,6 +42,8 @@ pub struct ApplyOptions {
     pub crd_wait: Duration,
     /// Whose objects these are, and the field manager to apply with.
     pub owner: Owner,
+    /// The KEP-3659 ApplySet whose parent to keep up to date (none: no parent).
+    pub applyset: Option<ApplySet>,
 }
 
 /// What happened to one object.
@@ -372,6 +375,60 @@ async fn apply_one(
     outcome
 }
 
+/// Apply the ApplySet's parent Secret: the set's group kinds (with those the live parent
+/// already lists, so a kind whose objects are still to be pruned stays visible).
+async fn apply_parent(
+    cluster: &Cluster,
+    set: &ApplySet,
+    group_kinds: &BTreeSet<String>,
+    namespaces: &BTreeSet<String>,
+    options: &ApplyOptions,
+) -> Result<(), String> {
+    let path = format!("/api/v1/namespaces/{}/secrets/{}", set.namespace, set.name);
+    let mut kinds = group_kinds.clone();
+    match cluster.get(&path).await {
+        Ok(live) => {
+            if live.body["metadata"]["labels"][applyset::ID] != set.id().as_str() {
+                return Err(format!(
+                    "a Secret of that name exists and is not this ApplySet's parent (no {} label {}); rename or remove it",
+                    applyset::ID,
+                    set.id()
+                ));
+            }
+            let listed = live.body["metadata"]["annotations"][applyset::CONTAINS_GROUP_KINDS]
+                .as_str()
+                .unwrap_or_default();
+            kinds.extend(
+                listed
+                    .split(',')
+                    .filter(|k| !k.is_empty())
+                    .map(str::to_string),
+            );
+        }
+        Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => {}
+        Err(e) => return Err(e.to_string()),
+    }
+    let mut query = format!(
+        "?fieldManager={}&force={}",
+        encode(&options.owner.field_manager),
+        options.force_conflicts
+    );
+    if options.dry_run == DryRun::Server {
+        query.push_str("&dryRun=All");
+    }
+    let body = serde_json::to_vec(&set.parent(&kinds, namespaces)).unwrap_or_default();
+    cluster
+        .request(
+            Method::PATCH,
+            &format!("{path}{query}"),
+            Some("application/apply-patch+yaml"),
+            body,
+        )
+        .await
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
 /// Wait until the CRDs named are Established, for at most `limit` (and never past the
 /// command's deadline); returns those that are not.
 async fn wait_established(cluster: &Cluster, names: &[String], limit: Duration) -> Vec<String> {
@@ -428,8 +485,31 @@ pub async fn apply(
         })
         .collect();
     let mut stuck_crds: Vec<String> = Vec::new();
+    let group_kinds: BTreeSet<String> = tiers
+        .iter()
+        .flatten()
+        .map(|i| applyset::group_kind(&i.api_version, &i.kind))
+        .collect();
+    let namespaces: BTreeSet<String> = tiers
+        .iter()
+        .flatten()
+        .filter_map(|i| str_at(&i.object, &["metadata", "namespace"]).map(str::to_string))
+        .chain([env_namespace.to_string()])
+        .collect();
     let mut all = Vec::new();
     for (t, items) in tiers.into_iter().enumerate() {
+        // The ApplySet's parent goes once namespaces exist and before any other member,
+        // as KEP-3659 asks (a tool that stops half-way still has every kind recorded).
+        if t == 1
+            && let Some(set) = &options.applyset
+            && options.dry_run != DryRun::Client
+            && let Err(e) = apply_parent(cluster, set, &group_kinds, &namespaces, options).await
+        {
+            eprintln!(
+                "warning: ApplySet parent secret/{} -n {} not applied: {e}; kubectl will not see kf's set (kf's own prune and delete do not need it)",
+                set.name, set.namespace
+            );
+        }
         let mut work = Vec::new();
         for item in items {
             match resources.resolve(&item.api_version, &item.kind) {
