@@ -1385,6 +1385,18 @@ fn a_closed_stdout_neither_aborts_an_apply_nor_panics() {
 #[test]
 fn namespace_flag_overrides_the_envs_namespace() {
     let s = setup();
+    // A component that reads the destination's namespace, as ksonnet components do.
+    write(
+        s.app.root.join("components/probe.jsonnet"),
+        "local env = std.extVar('__ksonnet/environments');\n{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'probe', namespace: env.namespace } }\n",
+    );
+    let shown = ok(
+        &s.app.root,
+        &["show", "default", "-c", "probe", "-n", "team-b"],
+    );
+    assert!(shown.contains("namespace: team-b"), "{shown}");
+    let shown = ok(&s.app.root, &["show", "default", "-c", "probe"]);
+    assert!(shown.contains(&format!("namespace: {}", s.ns)), "{shown}");
     s.cluster.put(
         "",
         "namespaces",
@@ -1399,6 +1411,7 @@ fn namespace_flag_overrides_the_envs_namespace() {
         "{}",
         run.stdout
     );
+    assert!(s.cluster.get("", "configmaps", "team-b", "probe").is_some());
     assert!(
         s.cluster
             .get("apps", "deployments", "team-b", "web")
@@ -1434,7 +1447,7 @@ fn namespace_flag_overrides_the_envs_namespace() {
             "team-b",
         ],
     );
-    assert!(run.stdout.contains("3 objects deleted"), "{}", run.stdout);
+    assert!(run.stdout.contains("4 objects deleted"), "{}", run.stdout);
     assert!(
         s.cluster
             .get("apps", "deployments", "team-b", "web")

@@ -26,9 +26,6 @@ pub struct ClusterArgs {
     /// Kubeconfig context to use; it must point at the environment's server.
     #[arg(long, value_name = "NAME")]
     context: Option<String>,
-    /// Use this namespace instead of the environment's (for objects that name none).
-    #[arg(short = 'n', long, value_name = "NAME")]
-    namespace: Option<String>,
     /// Server-side apply field manager (default: kf-<app>-<env>). Prune and delete only
     /// remove objects this manager applied.
     #[arg(long, value_name = "NAME")]
@@ -50,10 +47,10 @@ impl ClusterArgs {
         }
     }
 
-    /// The environment as the flags have it (`-n` replaces its namespace).
-    pub fn environment(&self, mut env: Environment) -> Environment {
-        if let Some(ns) = self.namespace.as_ref().filter(|n| !n.is_empty()) {
-            env.namespace = ns.clone();
+    /// The environment as the flags have it (`-n`, a render flag, replaces its namespace).
+    pub fn environment(&self, mut env: Environment, namespace: Option<&str>) -> Environment {
+        if let Some(ns) = namespace {
+            env.namespace = ns.to_string();
         }
         env
     }
@@ -196,11 +193,13 @@ fn prune_components(
 
 pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
     let selected = a.render.jsonnet.components().to_vec();
+    let namespace = a.render.jsonnet.namespace().map(str::to_string);
     // Render first: the Jsonnet engine is thread-local and must not meet the runtime.
     let rendered = a.render.render(ctx)?;
-    let env = a
-        .cluster
-        .environment(rendered.app.environment(&rendered.env)?);
+    let env = a.cluster.environment(
+        rendered.app.environment(&rendered.env)?,
+        namespace.as_deref(),
+    );
     let app_name = rendered.app.spec.name.clone();
     let owner = a.cluster.owner(&app_name, &env);
     let items = kf::cluster::prepare(&rendered.objects, &app_name, &env);

@@ -44,10 +44,12 @@ pub struct DeleteArgs {
 pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
     // With -c, the set lives on: its parent is deleted only with the whole environment.
     let whole_env = a.render.jsonnet.components().is_empty();
+    let namespace = a.render.jsonnet.namespace().map(str::to_string);
     let rendered = a.render.render(ctx)?;
-    let env = a
-        .cluster
-        .environment(rendered.app.environment(&rendered.env)?);
+    let env = a.cluster.environment(
+        rendered.app.environment(&rendered.env)?,
+        namespace.as_deref(),
+    );
     let app_name = rendered.app.spec.name.clone();
     let owner = a.cluster.owner(&app_name, &env);
     let items = kf::cluster::prepare(&rendered.objects, &app_name, &env);

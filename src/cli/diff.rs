@@ -189,7 +189,9 @@ fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
         ));
     }
     let env_name = pick_env(&app, a.sides.first().cloned(), a.env.clone())?;
-    let env = a.cluster.environment(app.environment(&env_name)?);
+    let env = a
+        .cluster
+        .environment(app.environment(&env_name)?, a.jsonnet.namespace());
     let owner = a.cluster.owner(&app.spec.name, &env);
     let objects = a.jsonnet.render(ctx, &app, &env_name)?;
     let selected = a.jsonnet.components().to_vec();

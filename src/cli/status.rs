@@ -163,10 +163,12 @@ pub async fn report(cluster: &Cluster, objects: &[Watched], wait: Option<Wait>) 
 }
 
 pub fn run(ctx: &Context_, a: StatusArgs) -> Result<()> {
+    let namespace = a.render.jsonnet.namespace().map(str::to_string);
     let rendered = a.render.render(ctx)?;
-    let env = a
-        .cluster
-        .environment(rendered.app.environment(&rendered.env)?);
+    let env = a.cluster.environment(
+        rendered.app.environment(&rendered.env)?,
+        namespace.as_deref(),
+    );
     let items = kf::cluster::prepare(&rendered.objects, &rendered.app.spec.name, &env);
     runtime()?.block_on(async {
         let cluster = a.cluster.connect(ctx, &env).await?;

@@ -25,6 +25,7 @@ pub struct ValidateArgs {
 }
 
 pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
+    let namespace = a.render.jsonnet.namespace().map(str::to_string);
     let rendered = a.render.render(ctx)?;
     let mut validator = Validator::with_builtin_crds();
     for o in &rendered.objects {
@@ -55,7 +56,7 @@ pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
     let total = rendered.objects.len();
     let mut server_skipped = 0;
     if a.server {
-        let (rejected, skipped) = server_check(ctx, &a.cluster, &rendered)?;
+        let (rejected, skipped) = server_check(ctx, &a.cluster, &rendered, namespace.as_deref())?;
         errors += rejected;
         server_skipped = skipped;
     }
@@ -92,11 +93,12 @@ fn server_check(
     ctx: &Context_,
     cluster_args: &super::apply::ClusterArgs,
     rendered: &super::show::Rendered,
+    namespace: Option<&str>,
 ) -> Result<(usize, usize)> {
     use kf::cluster::apply::{self, Action, ApplyOptions, DryRun};
     use kf::cluster::resources::Resources;
 
-    let env = cluster_args.environment(rendered.app.environment(&rendered.env)?);
+    let env = cluster_args.environment(rendered.app.environment(&rendered.env)?, namespace);
     let items = kf::cluster::prepare(&rendered.objects, &rendered.app.spec.name, &env);
     let options = ApplyOptions {
         dry_run: DryRun::Server,

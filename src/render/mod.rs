@@ -43,6 +43,8 @@ pub struct RenderOptions {
     pub tla: Vec<(String, TlaValue)>,
     pub jpaths: Vec<PathBuf>,
     pub max_stack: Option<usize>,
+    /// `-n`: render for this namespace instead of the environment's (kubectl's flag).
+    pub namespace: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -285,7 +287,10 @@ pub fn render(
     env_name: &str,
     options: &RenderOptions,
 ) -> Result<Vec<RenderedObject>, RenderError> {
-    let env = app.environment(env_name)?;
+    let mut env = app.environment(env_name)?;
+    if let Some(ns) = &options.namespace {
+        env.namespace = ns.clone();
+    }
     let engine = new_engine(app, &env, options);
     let modules = target_modules(app, &env, &engine)?;
     let all = app.components()?;
