@@ -1841,3 +1841,88 @@ fn kubectl_can_see_kfs_set_as_a_kep_3659_applyset() {
             .is_none()
     );
 }
+
+fn kf_with_env(
+    dir: &std::path::Path,
+    args: &[&str],
+    vars: &[(&str, &str)],
+    remove: &[&str],
+) -> Run {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_kf"));
+    cmd.args(args).current_dir(dir).envs(vars.iter().copied());
+    for v in remove {
+        cmd.env_remove(v);
+    }
+    let out = cmd.output().unwrap();
+    Run {
+        status: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn without_a_kubeconfig_in_a_pod_kf_turns_to_the_in_cluster_config() {
+    let s = setup();
+    let home = tempfile::tempdir().unwrap();
+    // No kubeconfig anywhere, KUBERNETES_SERVICE_HOST set: kf tries the pod's service
+    // account (absent on a build machine, so it says why it cannot use it).
+    let run = kf_with_env(
+        &s.app.root,
+        &["apply", "--env", "default"],
+        &[
+            ("HOME", home.path().to_str().unwrap()),
+            ("KUBERNETES_SERVICE_HOST", "127.0.0.1"),
+            ("KUBERNETES_SERVICE_PORT", "6443"),
+        ],
+        &["KUBECONFIG"],
+    );
+    assert_eq!(run.status, 1);
+    assert!(
+        run.stderr
+            .contains("in-cluster config (KUBERNETES_SERVICE_HOST and the service account token)"),
+        "{}",
+        run.stderr
+    );
+    // Outside a pod, the usual message.
+    let run = kf_with_env(
+        &s.app.root,
+        &["apply", "--env", "default"],
+        &[("HOME", home.path().to_str().unwrap())],
+        &["KUBECONFIG", "KUBERNETES_SERVICE_HOST"],
+    );
+    assert_eq!(run.status, 1);
+    assert!(run.stderr.contains("pass --kubeconfig"), "{}", run.stderr);
+}
+
+#[test]
+fn a_kubeconfig_proxy_url_fails_with_a_clear_message() {
+    let s = setup();
+    let Some(fake) = s.cluster.fake() else { return };
+    let kubeconfig = s.app.root.parent().unwrap().join("kubeconfig-proxy");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: fake\nclusters:\n- name: fake\n  cluster:\n    server: {}\n    proxy-url: http://127.0.0.1:3128\ncontexts:\n- name: fake\n  context:\n    cluster: fake\n    user: fake\nusers:\n- name: fake\n  user:\n    token: t\n",
+            fake.url
+        ),
+    )
+    .unwrap();
+    let run = kf_in(
+        &s.app.root,
+        &[
+            "apply",
+            "--env",
+            "default",
+            "--kubeconfig",
+            kubeconfig.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("proxy-url cannot be used"),
+        "{}",
+        run.stderr
+    );
+    assert!(fake.requests().is_empty(), "nothing sent around the proxy");
+}
