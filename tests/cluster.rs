@@ -1926,3 +1926,50 @@ fn a_kubeconfig_proxy_url_fails_with_a_clear_message() {
     );
     assert!(fake.requests().is_empty(), "nothing sent around the proxy");
 }
+
+#[test]
+fn a_sidecar_another_manager_added_survives_kfs_apply() {
+    let s = setup();
+    assert_eq!(s.apply(&[]).status, 0);
+    // A mesh injects a sidecar container and an env var into kf's container, as its own
+    // field manager: SSA merges containers and env by name.
+    s.cluster.put(
+        "apps",
+        "deployments",
+        &s.ns,
+        serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": &s.ns},
+        "spec": {"template": {"spec": {"containers": [
+            {"name": "mesh-proxy", "image": "proxy:1"},
+            {"name": "web", "env": [{"name": "MESH", "value": "on"}]}
+        ]}}}}),
+        "mesh-injector",
+    );
+    let run = s.apply(&[]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("deployment.apps/web -n ml-dev unchanged"),
+        "{}",
+        run.stdout
+    );
+    let web = s.cluster.get("apps", "deployments", &s.ns, "web").unwrap();
+    let containers = web["spec"]["template"]["spec"]["containers"]
+        .as_array()
+        .unwrap();
+    let names: Vec<&str> = containers
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(names, vec!["mesh-proxy", "web"], "{web}");
+    let kf_container = containers.iter().find(|c| c["name"] == "web").unwrap();
+    assert_eq!(kf_container["image"], "nginx:1.25");
+    assert_eq!(kf_container["env"][0]["name"], "MESH");
+    if s.cluster.fake().is_some() {
+        let fields = web["metadata"]["managedFields"].to_string();
+        assert!(
+            fields.contains(r#"k:{\"name\":\"mesh-proxy\"}"#),
+            "{fields}"
+        );
+    }
+}
