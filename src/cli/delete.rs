@@ -7,7 +7,7 @@ use kf::cluster::prune::{self, Found};
 use kf::cluster::resources::Resources;
 
 use super::Context_;
-use super::apply::{ClusterArgs, dry_run_mode, runtime};
+use super::cluster_args::{ClusterArgs, dry_run_mode, runtime};
 use super::show::RenderArgs;
 use super::stdout;
 

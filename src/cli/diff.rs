@@ -12,7 +12,7 @@ use kf::cluster::prune;
 use kf::cluster::resources::Resources;
 use kf::render::RenderedObject;
 
-use super::apply::{ClusterArgs, runtime};
+use super::cluster_args::{ClusterArgs, runtime};
 use super::show::JsonnetArgs;
 use super::{Context_, Exit, pick_env};
 

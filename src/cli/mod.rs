@@ -1,6 +1,7 @@
 //! The command line: flags and a call into the library per command, nothing more.
 
 mod apply;
+mod cluster_args;
 mod component;
 mod delete;
 mod demo;

@@ -10,7 +10,7 @@ use kf::cluster::resources::Resources;
 use kf::cluster::status::{self, State, Watched};
 
 use super::Context_;
-use super::apply::{ClusterArgs, runtime};
+use super::cluster_args::{ClusterArgs, runtime};
 use super::show::RenderArgs;
 use super::{stdout, table};
 

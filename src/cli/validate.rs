@@ -21,7 +21,7 @@ pub struct ValidateArgs {
     #[arg(long)]
     server: bool,
     #[command(flatten)]
-    cluster: super::apply::ClusterArgs,
+    cluster: super::cluster_args::ClusterArgs,
 }
 
 pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
@@ -91,7 +91,7 @@ pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
 /// cluster): those are reported as skipped, never as valid.
 fn server_check(
     ctx: &Context_,
-    cluster_args: &super::apply::ClusterArgs,
+    cluster_args: &super::cluster_args::ClusterArgs,
     rendered: &super::show::Rendered,
     namespace: Option<&str>,
 ) -> Result<(usize, usize)> {
@@ -109,7 +109,7 @@ fn server_check(
         // Checking objects, not recording a set.
         applyset: None,
     };
-    let outcomes = super::apply::runtime()?.block_on(async {
+    let outcomes = super::cluster_args::runtime()?.block_on(async {
         let cluster = cluster_args.connect(ctx, &env).await?;
         let resources = Resources::discover(&cluster).await?;
         apply::apply(
