@@ -82,6 +82,39 @@ fn prune_components(
     )
 }
 
+/// `3 objects: 1 created, 1 configured, 1 unchanged, 2 pruned`: what happened, counted.
+fn summary(outcomes: &[apply::Outcome], pruned: &[prune::Deleted], dry_run: DryRun) -> String {
+    let count = |f: &dyn Fn(&Result<Action, String>) -> bool| {
+        outcomes.iter().filter(|o| f(&o.result)).count()
+    };
+    let created = count(&|r| matches!(r, Ok(Action::Created)));
+    let configured = count(&|r| matches!(r, Ok(Action::Configured)));
+    let unchanged = count(&|r| matches!(r, Ok(Action::Unchanged)));
+    let skipped = count(&|r| matches!(r, Ok(Action::Skipped(_))));
+    let failed = count(&|r| r.is_err());
+    // Only deletions that happened: an object already gone or replaced is not counted.
+    let pruned_ok = pruned.iter().filter(|d| d.result == Ok(true)).count();
+    let part = |n: usize, what: &str| {
+        if n > 0 {
+            format!(", {n} {what}")
+        } else {
+            String::new()
+        }
+    };
+    let pruned_word = if dry_run == DryRun::None {
+        "pruned"
+    } else {
+        "would be pruned"
+    };
+    format!(
+        "{} objects: {created} created, {configured} configured, {unchanged} unchanged{}{}{}",
+        outcomes.len(),
+        part(skipped, "skipped"),
+        part(failed, "failed"),
+        part(pruned_ok, pruned_word),
+    )
+}
+
 pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
     let selected = a.render.jsonnet.components().to_vec();
     let namespace = a.render.jsonnet.namespace().map(str::to_string);
@@ -203,37 +236,9 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
         }
         Ok::<_, anyhow::Error>((outcomes, pruned, None))
     })?;
-    let count = |f: &dyn Fn(&Result<Action, String>) -> bool| {
-        outcomes.iter().filter(|o| f(&o.result)).count()
-    };
-    let created = count(&|r| matches!(r, Ok(Action::Created)));
-    let configured = count(&|r| matches!(r, Ok(Action::Configured)));
-    let unchanged = count(&|r| matches!(r, Ok(Action::Unchanged)));
-    let skipped = count(&|r| matches!(r, Ok(Action::Skipped(_))));
-    let failed = count(&|r| r.is_err());
+    stdout::line(summary(&outcomes, &pruned, options.dry_run));
+    let failed = outcomes.iter().filter(|o| o.result.is_err()).count();
     let prune_failed = pruned.iter().filter(|d| d.result.is_err()).count();
-    let pruned_ok = pruned.len() - prune_failed;
-    let part = |n: usize, what: &str| {
-        if n > 0 {
-            format!(", {n} {what}")
-        } else {
-            String::new()
-        }
-    };
-    stdout::line(format!(
-        "{} objects: {created} created, {configured} configured, {unchanged} unchanged{}{}{}",
-        outcomes.len(),
-        part(skipped, "skipped"),
-        part(failed, "failed"),
-        part(
-            pruned_ok,
-            if options.dry_run == DryRun::None {
-                "pruned"
-            } else {
-                "would be pruned"
-            }
-        ),
-    ));
     if failed > 0 || prune_failed > 0 {
         for o in outcomes.iter().filter(|o| o.result.is_err()) {
             eprintln!("error: {}", o.line(options.dry_run));
