@@ -1977,3 +1977,46 @@ fn a_sidecar_another_manager_added_survives_kfs_apply() {
         );
     }
 }
+
+#[test]
+fn a_discovery_that_never_answers_ends_within_the_timeout() {
+    let s = setup();
+    let Some(fake) = s.cluster.fake() else { return };
+    fake.inject(Fault {
+        method: Some(hyper::Method::GET),
+        path: "/apis".into(),
+        delay: Some(Duration::from_secs(3600)),
+        times: usize::MAX,
+        ..Fault::default()
+    });
+    for cmd in ["apply", "status", "delete", "diff"] {
+        let start = std::time::Instant::now();
+        let run = kf_in(
+            &s.app.root,
+            &[
+                cmd,
+                "--env",
+                "default",
+                "--kubeconfig",
+                &s.kubeconfig,
+                "--timeout",
+                "3s",
+                "--request-timeout",
+                "1s",
+            ],
+        );
+        let took = start.elapsed();
+        assert_ne!(run.status, 0, "{cmd}");
+        assert!(took < Duration::from_secs(7), "{cmd} took {took:?}");
+        assert!(
+            run.stderr.contains("discovery") && !run.stderr.contains("panicked"),
+            "{cmd}: {}",
+            run.stderr
+        );
+    }
+    assert_eq!(
+        fake.count(),
+        1,
+        "nothing but the test's namespace was written"
+    );
+}
