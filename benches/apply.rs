@@ -42,6 +42,13 @@ fn main() {
     for latency in [0u64, 5] {
         for concurrency in ["1", "8"] {
             let server = ApiServer::start();
+            server.put(
+                "",
+                "namespaces",
+                "",
+                serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "bench"}}),
+                "bench",
+            );
             let kubeconfig = server.kubeconfig(dir.path());
             kf(&root, &["env", "set", "default", "--server", &server.url]);
             if latency > 0 {

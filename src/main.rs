@@ -1,5 +1,25 @@
 mod cli;
 
+/// A closed stdout (`kf env list | head -1`) makes `println!` panic (Rust ignores
+/// SIGPIPE). The cluster commands and `kf show` print through `cli::stdout`, which never
+/// panics; for the rest, a reader that went away is not kf's failure: exit quietly, as
+/// with SIGPIPE, instead of printing a panic.
+fn quiet_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.contains("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
+
 /// Parsing, evaluating and dropping a deeply nested Jsonnet source recurses once per
 /// level; the main thread's 8 MiB would overflow and abort on a few thousand levels.
 /// Commands run on a thread with a large stack (address space, committed only as used),
@@ -10,6 +30,7 @@ const STACK_BYTES: usize = 1 << 30;
 static ALLOCATOR: kf::engine::memory::CappedAllocator = kf::engine::memory::CappedAllocator;
 
 fn main() {
+    quiet_on_closed_stdout();
     kf::engine::memory::enable_cap();
     let worker = std::thread::Builder::new()
         .name("kf".into())

@@ -7,7 +7,7 @@ mod support;
 
 use std::time::Duration;
 
-use support::apiserver::Fault;
+use support::apiserver::{CrdEstablished, Fault};
 use support::cluster::TestCluster;
 use support::*;
 
@@ -421,8 +421,10 @@ fn prune_deletes_only_kf_objects_no_longer_rendered() {
     let dry = s.apply(&["--prune", "--dry-run=server"]);
     assert_eq!(dry.status, 0, "{}", dry.stderr);
     assert!(
-        dry.stdout
-            .contains(&format!("deployment.apps/web -n {} pruned (dry run)", s.ns)),
+        dry.stdout.contains(&format!(
+            "deployment.apps/web -n {} would be pruned (server dry run)",
+            s.ns
+        )),
         "{}",
         dry.stdout
     );
@@ -511,8 +513,12 @@ fn delete_removes_kf_objects_in_reverse_order_and_leaves_others_alone() {
             "workloads go first: {order:?}"
         );
         assert!(
-            order.last().unwrap().contains("/configmaps/settings"),
+            order[order.len() - 2].contains("/configmaps/settings"),
             "{order:?}"
+        );
+        assert!(
+            order.last().unwrap().contains("/secrets/kf-app-default"),
+            "the ApplySet parent goes last: {order:?}"
         );
     }
     for (group, plural, name) in [
@@ -586,7 +592,7 @@ fn diff_shows_what_apply_would_change_with_kubectl_exit_codes() {
         run.stdout
     );
     assert!(
-        !run.stdout.contains("s3cr3t-value") && run.stdout.contains("<redacted sha256:"),
+        !run.stdout.contains("s3cr3t-value") && run.stdout.contains("token: \"***\""),
         "{}",
         run.stdout
     );
@@ -711,15 +717,29 @@ fn status_reports_readiness_and_wait_times_out_or_succeeds() {
         run.stderr
     );
 
-    // The controller rolls the Deployment out.
-    s.cluster.put(
+    // The controller rolls the Deployment out, through the status subresource; an old
+    // ReplicaSet's pod still running first.
+    let fake = s.cluster.fake().unwrap();
+    fake.set_status(
         "apps",
         "deployments",
         &s.ns,
-        serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": "web", "namespace": &s.ns},
-            "status": {"observedGeneration": 1, "updatedReplicas": 1, "availableReplicas": 1}}),
-        "kube-controller-manager",
+        "web",
+        serde_json::json!({"observedGeneration": 1, "replicas": 2, "updatedReplicas": 1, "availableReplicas": 1}),
+    );
+    let run = status(&[]);
+    assert!(
+        run.stdout
+            .contains("InProgress 1/1 ready, 1 updated, 1 old pending termination"),
+        "{}",
+        run.stdout
+    );
+    fake.set_status(
+        "apps",
+        "deployments",
+        &s.ns,
+        "web",
+        serde_json::json!({"observedGeneration": 1, "replicas": 1, "updatedReplicas": 1, "availableReplicas": 1}),
     );
     let run = status(&["--wait", "--timeout", "10s"]);
     assert_eq!(run.status, 0, "{}", run.stderr);
@@ -818,4 +838,1185 @@ fn an_empty_namespace_means_the_envs_and_prune_keeps_the_object() {
     );
     assert!(st.stdout.contains("configmap/blank"), "{}", st.stdout);
     assert!(!st.stdout.contains("Missing"), "{}", st.stdout);
+}
+
+// ---- Ownership: prune and delete never remove what kf did not apply ----
+
+fn labels_of(app: &str, env: &str) -> serde_json::Value {
+    serde_json::json!({"app.kubernetes.io/managed-by": "kf", "kf.dev/app": app, "kf.dev/environment": env})
+}
+
+/// Objects kf must never delete: a kubectl Secret without labels, one that carries kf's
+/// labels but was never applied by kf's field manager, and one of another env.
+fn put_foreign_objects(s: &Setup) {
+    s.cluster.put(
+        "",
+        "secrets",
+        &s.ns,
+        serde_json::json!({"apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "db-password", "namespace": &s.ns}, "stringData": {"p": "x"}}),
+        "kubectl-client-side-apply",
+    );
+    s.cluster.put(
+        "",
+        "configmaps",
+        &s.ns,
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "impostor", "namespace": &s.ns, "labels": labels_of("app", "default")}}),
+        "helm",
+    );
+    s.cluster.put(
+        "",
+        "configmaps",
+        &s.ns,
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "other-env", "namespace": &s.ns, "labels": labels_of("app", "staging")}}),
+        "kf-app-staging",
+    );
+}
+
+fn assert_foreign_objects_kept(s: &Setup, context: &str) {
+    assert!(
+        s.cluster.get("", "secrets", &s.ns, "db-password").is_some(),
+        "{context}: the kubectl Secret was deleted"
+    );
+    for name in ["impostor", "other-env"] {
+        assert!(
+            s.cluster.get("", "configmaps", &s.ns, name).is_some(),
+            "{context}: {name} was deleted"
+        );
+    }
+}
+
+#[test]
+fn prune_never_deletes_what_kf_did_not_apply_under_any_fault_mode() {
+    let faults: Vec<(&str, Vec<Fault>)> = vec![
+        ("labelSelector ignored", vec![]),
+        (
+            "503 then Retry-After on lists",
+            vec![Fault {
+                method: Some(hyper::Method::GET),
+                path: "/secrets".into(),
+                status: Some(503),
+                retry_after: Some(0),
+                times: 2,
+                ..Fault::default()
+            }],
+        ),
+        (
+            "dropped connections and 504 on deletes",
+            vec![
+                Fault {
+                    method: Some(hyper::Method::DELETE),
+                    path: "/".into(),
+                    drop: true,
+                    times: 1,
+                    ..Fault::default()
+                },
+                Fault {
+                    method: Some(hyper::Method::DELETE),
+                    path: "/".into(),
+                    status: Some(504),
+                    times: 1,
+                    ..Fault::default()
+                },
+            ],
+        ),
+        (
+            "429 on everything",
+            vec![Fault {
+                path: "/".into(),
+                status: Some(429),
+                retry_after: Some(0),
+                times: 6,
+                ..Fault::default()
+            }],
+        ),
+        (
+            "a 200 that is not JSON on a list",
+            vec![Fault {
+                method: Some(hyper::Method::GET),
+                path: "/api/v1/configmaps".into(),
+                body: Some("<html>proxy login</html>".into()),
+                times: 1,
+                ..Fault::default()
+            }],
+        ),
+    ];
+    for (mode, injected) in faults {
+        let s = setup();
+        let Some(fake) = s.cluster.fake() else { return };
+        assert_eq!(s.apply(&[]).status, 0, "{mode}");
+        put_foreign_objects(&s);
+        ok(&s.app.root, &["component", "rm", "web"]);
+        // Every mode runs against a server that also ignores the labelSelector.
+        fake.ignore_label_selector();
+        for f in injected {
+            fake.inject(f);
+        }
+        let run = s.apply(&["--prune"]);
+        assert!(!run.stderr.contains("panicked"), "{mode}: {}", run.stderr);
+        assert_foreign_objects_kept(&s, mode);
+        assert!(
+            s.cluster.get("", "configmaps", &s.ns, "settings").is_some(),
+            "{mode}: a rendered object was pruned"
+        );
+        for (path, options) in fake.delete_bodies() {
+            assert!(
+                path.contains("/deployments/web") || path.contains("/services/web"),
+                "{mode}: deleted {path}"
+            );
+            assert!(
+                options["preconditions"]["uid"].is_string(),
+                "{mode}: no UID precondition: {options}"
+            );
+            assert_eq!(options["propagationPolicy"], "Foreground", "{mode}");
+        }
+        if mode != "a 200 that is not JSON on a list" {
+            assert_eq!(run.status, 0, "{mode}: {}\n{}", run.stdout, run.stderr);
+            assert!(
+                s.cluster.get("apps", "deployments", &s.ns, "web").is_none(),
+                "{mode}"
+            );
+        } else {
+            assert_eq!(run.status, 1, "{mode}: {}", run.stdout);
+            assert!(
+                run.stderr.contains("not a JSON object")
+                    && run.stderr.contains("nothing was pruned"),
+                "{mode}: {}",
+                run.stderr
+            );
+        }
+
+        // kf delete uses the same check: a rendered name kf did not apply is left alone.
+        ok(&s.app.root, &["generate", "configMap", "impostor"]);
+        ok(&s.app.root, &["generate", "configMap", "other-env"]);
+        let run = kf_in(
+            &s.app.root,
+            &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
+        );
+        assert_eq!(run.status, 0, "{mode}: {}", run.stderr);
+        assert!(
+            run.stdout.contains(&format!(
+                "configmap/impostor -n {} left alone: kf's field manager 'kf-app-default' never applied it",
+                s.ns
+            )),
+            "{mode}: {}",
+            run.stdout
+        );
+        assert!(
+            run.stdout
+                .contains("belongs to kf app 'app', environment 'staging'"),
+            "{mode}: {}",
+            run.stdout
+        );
+        assert_foreign_objects_kept(&s, mode);
+        assert!(s.cluster.get("", "configmaps", &s.ns, "settings").is_none());
+    }
+}
+
+#[test]
+fn an_object_recreated_while_prune_runs_is_left_alone() {
+    let s = setup();
+    let Some(fake) = s.cluster.fake() else { return };
+    assert_eq!(s.apply(&[]).status, 0);
+    ok(&s.app.root, &["component", "rm", "web"]);
+    let old_uid = s.cluster.get("", "services", &s.ns, "web").unwrap()["metadata"]["uid"].clone();
+    fake.inject(Fault {
+        method: Some(hyper::Method::DELETE),
+        path: "/services/web".into(),
+        delay: Some(Duration::from_millis(1500)),
+        times: 1,
+        ..Fault::default()
+    });
+    let root = s.app.root.clone();
+    let kubeconfig = s.kubeconfig.clone();
+    let prune = std::thread::spawn(move || {
+        kf_in(
+            &root,
+            &[
+                "apply",
+                "--env",
+                "default",
+                "--kubeconfig",
+                &kubeconfig,
+                "--prune",
+            ],
+        )
+    });
+    // While kf's DELETE waits, someone deletes the Service and makes a new one.
+    let start = std::time::Instant::now();
+    while !fake
+        .requests()
+        .iter()
+        .any(|(m, p)| m == "DELETE" && p.contains("/services/web"))
+    {
+        assert!(start.elapsed() < Duration::from_secs(20), "no DELETE came");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    fake.remove("", "services", &s.ns, "web");
+    s.cluster.put(
+        "",
+        "services",
+        &s.ns,
+        serde_json::json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "web", "namespace": &s.ns, "labels": labels_of("app", "default")},
+            "spec": {"ports": [{"port": 8080}]}}),
+        "kf-app-default",
+    );
+    let run = prune.join().unwrap();
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(&format!(
+            "service/web -n {} already gone or replaced, left alone",
+            s.ns
+        )),
+        "{}",
+        run.stdout
+    );
+    let now = s
+        .cluster
+        .get("", "services", &s.ns, "web")
+        .expect("the new Service is kept");
+    assert_ne!(now["metadata"]["uid"], old_uid);
+}
+
+#[test]
+fn prune_with_components_only_considers_those_components() {
+    let s = setup();
+    assert_eq!(s.apply(&[]).status, 0);
+    // Only `settings` is rendered: web's objects are not stale, merely not selected.
+    let run = s.apply(&["-c", "settings", "--prune"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(!run.stdout.contains("prune"), "{}", run.stdout);
+    assert!(s.cluster.get("apps", "deployments", &s.ns, "web").is_some());
+    // An object that left the selected component is pruned; web's still are not.
+    write(
+        s.app.root.join("components/settings.jsonnet"),
+        "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings-v2' }, data: { mode: 'fast' } }\n",
+    );
+    let run = s.apply(&["-c", "settings", "--prune"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains(&format!("configmap/settings -n {} pruned", s.ns)),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("1 pruned"), "{}", run.stdout);
+    assert!(s.cluster.get("", "configmaps", &s.ns, "settings").is_none());
+    assert!(s.cluster.get("apps", "deployments", &s.ns, "web").is_some());
+    assert!(s.cluster.get("", "services", &s.ns, "web").is_some());
+}
+
+#[test]
+fn another_envs_objects_are_refused_unless_forced_and_managers_are_per_env() {
+    let s = setup();
+    assert_eq!(s.apply(&[]).status, 0);
+    let cm = s.cluster.get("", "configmaps", &s.ns, "settings").unwrap();
+    let managers: Vec<&str> = cm["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["manager"].as_str())
+        .collect();
+    assert_eq!(managers, vec!["kf-app-default"]);
+    assert!(
+        cm["metadata"]["managedFields"][0]["fieldsV1"]["f:data"]["f:mode"].is_object(),
+        "fieldsV1 format: {}",
+        cm["metadata"]["managedFields"]
+    );
+    // Env px: same cluster, same namespace, same names.
+    ok(
+        &s.app.root,
+        &[
+            "env",
+            "add",
+            "px",
+            "--server",
+            &s.cluster.url(),
+            "--namespace",
+            &s.ns,
+        ],
+    );
+    let px = |extra: &[&str]| {
+        let mut args = vec!["apply", "--env", "px", "--kubeconfig", &s.kubeconfig];
+        args.extend_from_slice(extra);
+        kf_in(&s.app.root, &args)
+    };
+    let run = px(&[]);
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert!(
+        run.stderr.contains(&format!(
+            "configmap/settings -n {} failed: it belongs to kf app 'app', environment 'default'",
+            s.ns
+        )) && run.stderr.contains("--force-conflicts"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.contains("3 failed"), "{}", run.stdout);
+    assert_eq!(
+        s.cluster.get("", "configmaps", &s.ns, "settings").unwrap()["metadata"]["labels"]["kf.dev/environment"],
+        "default"
+    );
+    let run = px(&["--force-conflicts"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(
+        s.cluster.get("", "configmaps", &s.ns, "settings").unwrap()["metadata"]["labels"]["kf.dev/environment"],
+        "px"
+    );
+    // --field-manager overrides the manager kf applies with.
+    s.apply(&["--force-conflicts", "--field-manager", "ci-deployer"]);
+    let fake = s.cluster.fake();
+    if let Some(fake) = fake {
+        assert!(
+            fake.requests()
+                .iter()
+                .any(|(m, p)| m == "PATCH" && p.contains("fieldManager=ci-deployer")),
+        );
+    }
+}
+
+// ---- Faults: bounded retries, timeouts, stuck CRDs, bad replies ----
+
+#[test]
+fn a_503_loop_and_a_huge_retry_after_end_within_the_timeout_with_a_message() {
+    let s = setup();
+    let Some(fake) = s.cluster.fake() else { return };
+    fake.inject(Fault {
+        method: Some(hyper::Method::PATCH),
+        path: "/configmaps/settings".into(),
+        status: Some(503),
+        times: usize::MAX,
+        ..Fault::default()
+    });
+    let start = std::time::Instant::now();
+    let run = s.apply(&["--timeout", "3s", "--concurrency", "1"]);
+    let took = start.elapsed();
+    assert_eq!(run.status, 1);
+    assert!(took < Duration::from_secs(6), "took {took:?}");
+    assert!(
+        run.stderr
+            .contains("retrying PATCH /api/v1/namespaces/ml-dev/configmaps/settings"),
+        "each retry is said: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("configmap/settings -n ml-dev failed"),
+        "{}",
+        run.stderr
+    );
+
+    let s = setup();
+    let fake = s.cluster.fake().unwrap();
+    fake.inject(Fault {
+        method: Some(hyper::Method::PATCH),
+        path: "/services/web".into(),
+        status: Some(429),
+        retry_after: Some(1000),
+        times: usize::MAX,
+        ..Fault::default()
+    });
+    let start = std::time::Instant::now();
+    let run = s.apply(&["--timeout", "5s"]);
+    let took = start.elapsed();
+    assert_eq!(run.status, 1);
+    assert!(took < Duration::from_secs(8), "took {took:?}");
+    assert!(
+        run.stderr.contains("the server asked to wait 1000s")
+            && run.stderr.contains("--timeout of 5s is spent"),
+        "{}",
+        run.stderr
+    );
+    // The others were applied meanwhile.
+    assert!(s.cluster.get("", "configmaps", &s.ns, "settings").is_some());
+}
+
+#[test]
+fn a_server_that_never_answers_is_bounded_by_the_request_and_command_timeouts() {
+    let s = setup();
+    let Some(fake) = s.cluster.fake() else { return };
+    fake.inject(Fault {
+        method: Some(hyper::Method::PATCH),
+        path: "/deployments/web".into(),
+        delay: Some(Duration::from_secs(3600)),
+        times: usize::MAX,
+        ..Fault::default()
+    });
+    let start = std::time::Instant::now();
+    let run = s.apply(&["--timeout", "4s", "--request-timeout", "1s"]);
+    let took = start.elapsed();
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert!(took < Duration::from_secs(8), "took {took:?}");
+    assert!(run.stderr.contains("no reply within 1s"), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("3 objects: 2 created, 0 configured, 0 unchanged, 1 failed"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_crd_that_never_becomes_established_fails_only_its_custom_resources() {
+    let s = setup();
+    let Some(fake) = s.cluster.fake() else { return };
+    fake.crd_established(CrdEstablished::Never);
+    write(
+        s.app.root.join("components/widgets.jsonnet"),
+        r#"[
+  { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com' },
+    spec: { group: 'example.com', scope: 'Namespaced',
+            names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
+            versions: [{ name: 'v1', served: true, storage: true,
+                         schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] } },
+  { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 3 } },
+]
+"#,
+    );
+    let run = s.apply(&["--timeout", "4s"]);
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("widget/w1 failed: its CRD widgets.example.com is not Established after 2s"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("5 objects: 4 created, 0 configured, 0 unchanged, 1 failed"),
+        "{}",
+        run.stdout
+    );
+    assert!(s.cluster.get("apps", "deployments", &s.ns, "web").is_some());
+
+    // Established late: waited for, then its resources go.
+    let late = setup();
+    let fake = late.cluster.fake().unwrap();
+    fake.crd_established(CrdEstablished::After(Duration::from_millis(700)));
+    write(
+        late.app.root.join("components/widgets.jsonnet"),
+        &read(s.app.root.join("components/widgets.jsonnet")),
+    );
+    let run = late.apply(&["--timeout", "20s"]);
+    assert_eq!(run.status, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        late.cluster
+            .get("example.com", "widgets", &late.ns, "w1")
+            .is_some()
+    );
+}
+
+#[test]
+fn a_200_reply_that_is_not_json_fails_that_object_not_unchanged() {
+    let s = setup();
+    let Some(fake) = s.cluster.fake() else { return };
+    assert_eq!(s.apply(&[]).status, 0);
+    fake.inject(Fault {
+        method: Some(hyper::Method::PATCH),
+        path: "/configmaps/settings".into(),
+        body: Some("<html><body>Welcome to the corporate proxy</body></html>".into()),
+        times: 1,
+        ..Fault::default()
+    });
+    let run = s.apply(&[]);
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("configmap/settings -n ml-dev failed: PATCH /api/v1/namespaces/ml-dev/configmaps/settings")
+            && run.stderr.contains("not a JSON object")
+            && run.stderr.contains("Welcome to the corporate proxy"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("2 unchanged, 1 failed"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_closed_stdout_neither_aborts_an_apply_nor_panics() {
+    let s = setup();
+    let run_closed = |args: &[&str]| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kf"))
+            .args(args)
+            .current_dir(&s.app.root)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // `| head -0`: the reader goes away before kf writes.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = run_closed(&["apply", "--env", "default", "--kubeconfig", &s.kubeconfig]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for (group, plural, name) in [
+        ("", "configmaps", "settings"),
+        ("", "services", "web"),
+        ("apps", "deployments", "web"),
+    ] {
+        assert!(
+            s.cluster.get(group, plural, &s.ns, name).is_some(),
+            "{name}"
+        );
+    }
+    for args in [
+        vec!["show", "default"],
+        vec!["status", "--env", "default", "--kubeconfig", &s.kubeconfig],
+        vec!["diff", "local:default", "local:prod"],
+        vec!["env", "list"],
+        vec!["param", "list"],
+    ] {
+        let (_, stderr) = run_closed(&args);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+// ---- kubectl's conventions ----
+
+#[test]
+fn namespace_flag_overrides_the_envs_namespace() {
+    let s = setup();
+    // It makes namespaces of its own, which a real cluster would keep.
+    if s.cluster.fake().is_none() {
+        return;
+    }
+    // A component that reads the destination's namespace, as ksonnet components do.
+    write(
+        s.app.root.join("components/probe.jsonnet"),
+        "local env = std.extVar('__ksonnet/environments');\n{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'probe', namespace: env.namespace } }\n",
+    );
+    let shown = ok(
+        &s.app.root,
+        &["show", "default", "-c", "probe", "-n", "team-b"],
+    );
+    assert!(shown.contains("namespace: team-b"), "{shown}");
+    let shown = ok(&s.app.root, &["show", "default", "-c", "probe"]);
+    assert!(shown.contains(&format!("namespace: {}", s.ns)), "{shown}");
+    s.cluster.put(
+        "",
+        "namespaces",
+        "",
+        serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-b"}}),
+        "kubectl",
+    );
+    let run = s.apply(&["-n", "team-b"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("deployment.apps/web -n team-b created"),
+        "{}",
+        run.stdout
+    );
+    assert!(s.cluster.get("", "configmaps", "team-b", "probe").is_some());
+    assert!(
+        s.cluster
+            .get("apps", "deployments", "team-b", "web")
+            .is_some()
+    );
+    assert!(s.cluster.get("apps", "deployments", &s.ns, "web").is_none());
+    let st = kf_in(
+        &s.app.root,
+        &[
+            "status",
+            "--env",
+            "default",
+            "--kubeconfig",
+            &s.kubeconfig,
+            "--namespace",
+            "team-b",
+        ],
+    );
+    assert!(
+        st.stdout.contains("deployment.apps/web team-b"),
+        "{}",
+        st.stdout
+    );
+    let run = kf_in(
+        &s.app.root,
+        &[
+            "delete",
+            "--env",
+            "default",
+            "--kubeconfig",
+            &s.kubeconfig,
+            "-n",
+            "team-b",
+        ],
+    );
+    assert!(run.stdout.contains("4 objects deleted"), "{}", run.stdout);
+    assert!(
+        s.cluster
+            .get("apps", "deployments", "team-b", "web")
+            .is_none()
+    );
+    // A namespace that does not exist is the server's error, said for each object.
+    let run = s.apply(&["-n", "nowhere"]);
+    assert_eq!(run.status, 1);
+    if s.cluster.fake().is_some() {
+        assert!(
+            run.stderr.contains("namespaces \"nowhere\" not found"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn a_token_file_with_a_trailing_newline_works() {
+    let s = setup();
+    let Some(fake) = s.cluster.fake() else { return };
+    let dir = s.app.root.parent().unwrap();
+    std::fs::write(dir.join("token"), "s3cret-token\n").unwrap();
+    let kubeconfig = dir.join("kubeconfig-tokenfile");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: fake\nclusters:\n- name: fake\n  cluster:\n    server: {}\ncontexts:\n- name: fake\n  context:\n    cluster: fake\n    user: fake\nusers:\n- name: fake\n  user:\n    tokenFile: {}\n",
+            fake.url,
+            dir.join("token").display()
+        ),
+    )
+    .unwrap();
+    let run = kf_in(
+        &s.app.root,
+        &[
+            "apply",
+            "--env",
+            "default",
+            "--kubeconfig",
+            kubeconfig.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        fake.authorizations()
+            .iter()
+            .all(|a| a == "Bearer s3cret-token"),
+        "{:?}",
+        fake.authorizations()
+    );
+}
+
+#[test]
+fn diff_pairs_local_envs_across_namespaces_and_shows_prune_removals() {
+    let s = setup();
+    // default deploys to ml-dev and prod to ml-prod; the same objects pair up.
+    ok(
+        &s.app.root,
+        &["param", "set", "web", "replicas", "5", "--env", "prod"],
+    );
+    let run = kf_in(
+        &s.app.root,
+        &["diff", "local:default", "local:prod", "--color=never"],
+    );
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(!run.stdout.contains("(none)"), "{}", run.stdout);
+    assert_eq!(
+        run.stdout.matches("\n+++ ").count() + usize::from(run.stdout.starts_with("+++")),
+        1,
+        "{}",
+        run.stdout
+    );
+
+    assert_eq!(s.apply(&[]).status, 0);
+    put_foreign_objects(&s);
+    if let Some(f) = s.cluster.fake() {
+        f.ignore_label_selector();
+    }
+    ok(&s.app.root, &["component", "rm", "web"]);
+    let diff = |extra: &[&str]| {
+        let mut args = vec![
+            "diff",
+            "--env",
+            "default",
+            "--kubeconfig",
+            &s.kubeconfig,
+            "--color=never",
+        ];
+        args.extend_from_slice(extra);
+        kf_in(&s.app.root, &args)
+    };
+    let run = diff(&[]);
+    assert_eq!((run.status, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    let run = diff(&["--prune"]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains(&format!("+++ kf/deployment.apps/{}/web (pruned)", s.ns))
+            && run.stdout.contains("-kind: Deployment"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("db-password") && !run.stdout.contains("impostor"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn delete_dry_run_says_would_delete_and_prune_goes_in_reverse_order() {
+    let s = setup();
+    write(
+        s.app.root.join("components/widgets.jsonnet"),
+        r#"[
+  { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com' },
+    spec: { group: 'example.com', scope: 'Namespaced',
+            names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
+            versions: [{ name: 'v1', served: true, storage: true,
+                         schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] } },
+  { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 3 } },
+]
+"#,
+    );
+    assert_eq!(s.apply(&[]).status, 0);
+    let run = kf_in(
+        &s.app.root,
+        &[
+            "delete",
+            "--env",
+            "default",
+            "--kubeconfig",
+            &s.kubeconfig,
+            "--dry-run",
+        ],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("deployment.apps/web -n ml-dev would delete (dry run)")
+            && run.stdout.contains("5 objects would be deleted"),
+        "{}",
+        run.stdout
+    );
+    ok(&s.app.root, &["component", "rm", "widgets"]);
+    ok(&s.app.root, &["component", "rm", "web"]);
+    if let Some(f) = s.cluster.fake() {
+        f.clear_requests();
+    }
+    let run = s.apply(&["--prune", "--wait", "--timeout", "20s"]);
+    assert_eq!(run.status, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        s.cluster
+            .get(
+                "apiextensions.k8s.io",
+                "customresourcedefinitions",
+                "",
+                "widgets.example.com"
+            )
+            .is_none()
+    );
+    let Some(fake) = s.cluster.fake() else { return };
+    let order: Vec<String> = fake
+        .requests()
+        .into_iter()
+        .filter(|(m, _)| m == "DELETE")
+        .map(|(_, p)| p)
+        .collect();
+    let at = |what: &str| order.iter().position(|p| p.contains(what)).unwrap();
+    assert!(
+        at("/widgets/w1") < at("/customresourcedefinitions/"),
+        "{order:?}"
+    );
+    assert!(at("/deployments/web") < at("/services/web"), "{order:?}");
+}
+
+#[test]
+fn apply_wait_waits_for_rollout_and_jobs_only_with_wait_for_jobs() {
+    let s = setup();
+    let Some(fake) = s.cluster.fake() else { return };
+    write(
+        s.app.root.join("components/train.jsonnet"),
+        "{ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'train' }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox' }] } } } }\n",
+    );
+    assert_eq!(s.apply(&[]).status, 0);
+    fake.set_status(
+        "apps",
+        "deployments",
+        &s.ns,
+        "web",
+        serde_json::json!({"observedGeneration": 1, "replicas": 1, "updatedReplicas": 1, "availableReplicas": 1}),
+    );
+    fake.set_status(
+        "batch",
+        "jobs",
+        &s.ns,
+        "train",
+        serde_json::json!({"active": 1}),
+    );
+    let run = s.apply(&["--wait", "--timeout", "10s"]);
+    assert_eq!(
+        run.status, 0,
+        "a running Job does not hold --wait: {}",
+        run.stderr
+    );
+    let run = s.apply(&["--wait", "--wait-for-jobs", "--timeout", "2s"]);
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("1 of 4 objects are not Ready after 2s"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn validate_server_reports_resources_of_a_crd_in_the_render_as_skipped() {
+    let s = setup();
+    write(
+        s.app.root.join("components/widgets.jsonnet"),
+        r#"[
+  { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com' },
+    spec: { group: 'example.com', scope: 'Namespaced',
+            names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
+            versions: [{ name: 'v1', served: true, storage: true,
+                         schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] } },
+  { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 3 } },
+]
+"#,
+    );
+    let run = kf_in(
+        &s.app.root,
+        &[
+            "validate",
+            "--env",
+            "default",
+            "--server",
+            "--kubeconfig",
+            &s.kubeconfig,
+        ],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("skipped: widget/w1 (server dry run)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout
+            .contains("4 objects in environment 'default' are valid")
+            && run.stdout.contains("1 skipped by the server check"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn many_objects_of_a_kind_are_read_with_one_list_and_still_checked() {
+    let s = setup();
+    write(
+        s.app.root.join("components/many.jsonnet"),
+        "[{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-%d' % i }, data: { i: std.toString(i) } } for i in std.range(1, 20)]\n",
+    );
+    // cm-1 exists without labels (kubectl's); cm-2 belongs to another env.
+    s.cluster.put(
+        "",
+        "configmaps",
+        &s.ns,
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm-1", "namespace": &s.ns}, "data": {"i": "1"}}),
+        "kubectl",
+    );
+    s.cluster.put(
+        "",
+        "configmaps",
+        &s.ns,
+        serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "cm-2", "namespace": &s.ns, "labels": labels_of("app", "staging")}}),
+        "kf-app-staging",
+    );
+    if let Some(f) = s.cluster.fake() {
+        f.clear_requests();
+    }
+    let run = s.apply(&[]);
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("configmap/cm-1 -n ml-dev configured"),
+        "an unlabelled object is adopted, not created: {}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains(
+            "configmap/cm-2 -n ml-dev failed: it belongs to kf app 'app', environment 'staging'"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("21 created, 1 configured"),
+        "{}",
+        run.stdout
+    );
+    let again = s.apply(&[]);
+    assert!(again.stdout.contains("22 unchanged"), "{}", again.stdout);
+    if let Some(f) = s.cluster.fake() {
+        let gets = f
+            .requests()
+            .iter()
+            .filter(|(m, p)| m == "GET" && p.contains("/configmaps/cm-"))
+            .count();
+        assert_eq!(gets, 0, "read with a LIST, not one GET each");
+    }
+}
+
+#[test]
+fn kubectl_can_see_kfs_set_as_a_kep_3659_applyset() {
+    let s = setup();
+    assert_eq!(s.apply(&[]).status, 0);
+    let parent = s
+        .cluster
+        .get("", "secrets", &s.ns, "kf-app-default")
+        .expect("the ApplySet parent Secret");
+    let id = parent["metadata"]["labels"]["applyset.kubernetes.io/id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(id.starts_with("applyset-") && id.ends_with("-v1"), "{id}");
+    let annotations = &parent["metadata"]["annotations"];
+    assert_eq!(
+        annotations["applyset.kubernetes.io/contains-group-kinds"],
+        "ConfigMap,Deployment.apps,Service"
+    );
+    assert!(
+        annotations["applyset.kubernetes.io/tooling"]
+            .as_str()
+            .unwrap()
+            .starts_with("kf/v")
+    );
+    for (group, plural, name) in [
+        ("", "configmaps", "settings"),
+        ("", "services", "web"),
+        ("apps", "deployments", "web"),
+    ] {
+        let o = s.cluster.get(group, plural, &s.ns, name).unwrap();
+        assert_eq!(
+            o["metadata"]["labels"]["applyset.kubernetes.io/part-of"],
+            id.as_str(),
+            "{name}"
+        );
+    }
+    // Prune never touches the parent (it is not one of kf's labelled objects).
+    ok(&s.app.root, &["component", "rm", "web"]);
+    assert_eq!(s.apply(&["--prune"]).status, 0);
+    let parent = s
+        .cluster
+        .get("", "secrets", &s.ns, "kf-app-default")
+        .unwrap();
+    assert_eq!(
+        parent["metadata"]["annotations"]["applyset.kubernetes.io/contains-group-kinds"],
+        "ConfigMap,Deployment.apps,Service",
+        "kinds stay listed"
+    );
+    // Deleting the environment removes the parent too; with -c it stays.
+    let run = kf_in(
+        &s.app.root,
+        &[
+            "delete",
+            "--env",
+            "default",
+            "--kubeconfig",
+            &s.kubeconfig,
+            "-c",
+            "settings",
+        ],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        s.cluster
+            .get("", "secrets", &s.ns, "kf-app-default")
+            .is_some()
+    );
+    let run = kf_in(
+        &s.app.root,
+        &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        s.cluster
+            .get("", "secrets", &s.ns, "kf-app-default")
+            .is_none()
+    );
+}
+
+fn kf_with_env(
+    dir: &std::path::Path,
+    args: &[&str],
+    vars: &[(&str, &str)],
+    remove: &[&str],
+) -> Run {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_kf"));
+    cmd.args(args).current_dir(dir).envs(vars.iter().copied());
+    for v in remove {
+        cmd.env_remove(v);
+    }
+    let out = cmd.output().unwrap();
+    Run {
+        status: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn without_a_kubeconfig_in_a_pod_kf_turns_to_the_in_cluster_config() {
+    let s = setup();
+    let home = tempfile::tempdir().unwrap();
+    // No kubeconfig anywhere, KUBERNETES_SERVICE_HOST set: kf tries the pod's service
+    // account (absent on a build machine, so it says why it cannot use it).
+    let run = kf_with_env(
+        &s.app.root,
+        &["apply", "--env", "default"],
+        &[
+            ("HOME", home.path().to_str().unwrap()),
+            ("KUBERNETES_SERVICE_HOST", "127.0.0.1"),
+            ("KUBERNETES_SERVICE_PORT", "6443"),
+        ],
+        &["KUBECONFIG"],
+    );
+    assert_eq!(run.status, 1);
+    assert!(
+        run.stderr
+            .contains("in-cluster config (KUBERNETES_SERVICE_HOST and the service account token)"),
+        "{}",
+        run.stderr
+    );
+    // Outside a pod, the usual message.
+    let run = kf_with_env(
+        &s.app.root,
+        &["apply", "--env", "default"],
+        &[("HOME", home.path().to_str().unwrap())],
+        &["KUBECONFIG", "KUBERNETES_SERVICE_HOST"],
+    );
+    assert_eq!(run.status, 1);
+    assert!(run.stderr.contains("pass --kubeconfig"), "{}", run.stderr);
+}
+
+#[test]
+fn a_kubeconfig_proxy_url_fails_with_a_clear_message() {
+    let s = setup();
+    let Some(fake) = s.cluster.fake() else { return };
+    let kubeconfig = s.app.root.parent().unwrap().join("kubeconfig-proxy");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: fake\nclusters:\n- name: fake\n  cluster:\n    server: {}\n    proxy-url: http://127.0.0.1:3128\ncontexts:\n- name: fake\n  context:\n    cluster: fake\n    user: fake\nusers:\n- name: fake\n  user:\n    token: t\n",
+            fake.url
+        ),
+    )
+    .unwrap();
+    let run = kf_in(
+        &s.app.root,
+        &[
+            "apply",
+            "--env",
+            "default",
+            "--kubeconfig",
+            kubeconfig.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("proxy-url cannot be used"),
+        "{}",
+        run.stderr
+    );
+    assert!(fake.requests().is_empty(), "nothing sent around the proxy");
+}
+
+#[test]
+fn a_sidecar_another_manager_added_survives_kfs_apply() {
+    let s = setup();
+    assert_eq!(s.apply(&[]).status, 0);
+    // A mesh injects a sidecar container and an env var into kf's container, as its own
+    // field manager: SSA merges containers and env by name.
+    s.cluster.put(
+        "apps",
+        "deployments",
+        &s.ns,
+        serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": &s.ns},
+        "spec": {"template": {"spec": {"containers": [
+            {"name": "mesh-proxy", "image": "proxy:1"},
+            {"name": "web", "env": [{"name": "MESH", "value": "on"}]}
+        ]}}}}),
+        "mesh-injector",
+    );
+    let run = s.apply(&[]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("deployment.apps/web -n ml-dev unchanged"),
+        "{}",
+        run.stdout
+    );
+    let web = s.cluster.get("apps", "deployments", &s.ns, "web").unwrap();
+    let containers = web["spec"]["template"]["spec"]["containers"]
+        .as_array()
+        .unwrap();
+    let names: Vec<&str> = containers
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(names, vec!["mesh-proxy", "web"], "{web}");
+    let kf_container = containers.iter().find(|c| c["name"] == "web").unwrap();
+    assert_eq!(kf_container["image"], "nginx:1.25");
+    assert_eq!(kf_container["env"][0]["name"], "MESH");
+    if s.cluster.fake().is_some() {
+        let fields = web["metadata"]["managedFields"].to_string();
+        assert!(
+            fields.contains(r#"k:{\"name\":\"mesh-proxy\"}"#),
+            "{fields}"
+        );
+    }
+}
+
+#[test]
+fn a_discovery_that_never_answers_ends_within_the_timeout() {
+    let s = setup();
+    let Some(fake) = s.cluster.fake() else { return };
+    fake.inject(Fault {
+        method: Some(hyper::Method::GET),
+        path: "/apis".into(),
+        delay: Some(Duration::from_secs(3600)),
+        times: usize::MAX,
+        ..Fault::default()
+    });
+    for cmd in ["apply", "status", "delete", "diff"] {
+        let start = std::time::Instant::now();
+        let run = kf_in(
+            &s.app.root,
+            &[
+                cmd,
+                "--env",
+                "default",
+                "--kubeconfig",
+                &s.kubeconfig,
+                "--timeout",
+                "3s",
+                "--request-timeout",
+                "1s",
+            ],
+        );
+        let took = start.elapsed();
+        assert_ne!(run.status, 0, "{cmd}");
+        assert!(took < Duration::from_secs(7), "{cmd} took {took:?}");
+        assert!(
+            run.stderr.contains("discovery") && !run.stderr.contains("panicked"),
+            "{cmd}: {}",
+            run.stderr
+        );
+    }
+    assert_eq!(
+        fake.count(),
+        1,
+        "nothing but the test's namespace was written"
+    );
 }

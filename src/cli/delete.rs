@@ -1,25 +1,27 @@
 use anyhow::{Result, bail};
 use clap::Args;
 
-use kf::cluster::apply::tier;
-use kf::cluster::client::{Cluster, Failure, RetryPolicy};
-use kf::cluster::labels;
+use kf::cluster::apply::DryRun;
+use kf::cluster::client::{Failure, humantime};
 use kf::cluster::prune::{self, Found};
 use kf::cluster::resources::Resources;
-use kf::cluster::select::connect;
 
 use super::Context_;
-use super::apply::{ClusterArgs, dry_run_mode, runtime};
+use super::cluster_args::{ClusterArgs, dry_run_mode, runtime};
 use super::show::RenderArgs;
+use super::stdout;
 
 /// Delete an environment's objects from its cluster, in reverse apply order.
 ///
-/// Only objects kf applied for this app and environment (by their kf labels) are deleted;
-/// anything else with the same name is left alone and reported. Deletion uses foreground
-/// propagation; an object already gone is fine.
+/// Only objects kf applied for this app and environment are deleted: they must carry kf's
+/// labels for both and an apply by kf's field manager (`kf-<app>-<env>`, or --field-manager)
+/// in their managedFields; anything else with the same name is left alone and reported.
+/// Each deletion is conditional on the UID kf read (an object recreated meanwhile is
+/// left), uses foreground propagation, and goes in reverse apply order (custom resources
+/// before CRDs, workloads before namespaces). An object already gone is fine.
 #[derive(Args)]
 #[command(
-    after_help = "Examples:\n  kf delete --env dev\n  kf delete prod -c mnist-train --dry-run=server"
+    after_help = "Examples:\n  kf delete --env dev\n  kf delete prod -c mnist-train --dry-run=server\n  kf delete --env dev --wait"
 )]
 pub struct DeleteArgs {
     #[command(flatten)]
@@ -34,31 +36,40 @@ pub struct DeleteArgs {
     /// Objects deleted at once within a tier.
     #[arg(long, value_name = "N", default_value_t = 8)]
     concurrency: usize,
+    /// Wait (up to --timeout) until the deleted objects are gone.
+    #[arg(long)]
+    wait: bool,
 }
 
 pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
+    // With -c, the set lives on: its parent is deleted only with the whole environment.
+    let whole_env = a.render.jsonnet.components().is_empty();
+    let namespace = a.render.jsonnet.namespace().map(str::to_string);
     let rendered = a.render.render(ctx)?;
-    let env = rendered.app.environment(&rendered.env)?;
+    let env = a.cluster.environment(
+        rendered.app.environment(&rendered.env)?,
+        namespace.as_deref(),
+    );
     let app_name = rendered.app.spec.name.clone();
+    let owner = a.cluster.owner(&app_name, &env);
     let items = kf::cluster::prepare(&rendered.objects, &app_name, &env);
     let dry_run = dry_run_mode(&a.dry_run);
-    let connect_options = a.cluster.connect_options(ctx);
     let mut failed = 0;
     let mut deleted = 0;
+    let mut still_there = Vec::new();
     runtime()?.block_on(async {
-        let (client, _context) = connect(&env, &connect_options).await?;
-        let cluster = Cluster::new(client, RetryPolicy::default());
-        let resources = Resources::discover(cluster.kube()).await?;
-        let mut tiers: Vec<Vec<Found>> = vec![Vec::new(); 6];
-        for item in items.iter().rev() {
+        let cluster = a.cluster.connect(ctx, &env).await?;
+        let resources = Resources::discover(&cluster).await?;
+        let mut doomed: Vec<Found> = Vec::new();
+        for item in &items {
             let Some(res) = resources.resolve(&item.api_version, &item.kind) else {
-                println!(
+                stdout::line(format!(
                     "{}/{} skipped: the cluster does not serve {} {}",
                     item.kind.to_ascii_lowercase(),
                     item.name,
                     item.api_version,
                     item.kind
-                );
+                ));
                 continue;
             };
             let namespace = item.namespace_for(&res, &env.namespace);
@@ -68,27 +79,21 @@ pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
                 name: item.name.clone(),
                 uid: None,
             };
-            // Never delete what kf did not apply for this app and environment.
-            let path = found.resource.path(found.namespace.as_deref(), Some(&found.name));
+            // Never delete what kf did not apply for this app and environment: the same
+            // check as prune's.
+            let path = found
+                .resource
+                .path(found.namespace.as_deref(), Some(&found.name));
             match cluster.get(&path).await {
-                Ok(live) => {
-                    let l = &live.body["metadata"]["labels"];
-                    let ours = l[labels::MANAGED_BY] == "kf"
-                        && l[labels::APP] == labels::label_value(&app_name).as_str()
-                        && l[labels::ENVIRONMENT] == labels::label_value(&env.name).as_str();
-                    if !ours {
-                        println!(
-                            "{} left alone: not applied by kf for app '{app_name}', environment '{}'",
-                            found.id(),
-                            env.name
-                        );
-                        continue;
-                    }
-                    let uid = live.body["metadata"]["uid"].as_str().map(str::to_string);
-                    tiers[tier(&item.api_version, &item.kind) as usize].push(Found { uid, ..found });
-                }
+                Ok(live) => match owner.deletable(&live.body) {
+                    Ok(uid) => doomed.push(Found {
+                        uid: Some(uid),
+                        ..found
+                    }),
+                    Err(why) => stdout::line(format!("{} left alone: {why}", found.id())),
+                },
                 Err(Failure::Status(r)) if r.status == http::StatusCode::NOT_FOUND => {
-                    println!("{} already gone", found.id());
+                    stdout::line(format!("{} already gone", found.id()));
                 }
                 Err(e) => {
                     failed += 1;
@@ -96,30 +101,82 @@ pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
                 }
             }
         }
-        for objects in tiers.into_iter().rev() {
-            for d in prune::delete(&cluster, objects, dry_run, a.concurrency).await {
-                println!("{}", d.line("deleted", dry_run));
-                match d.result {
-                    Ok(true) => deleted += 1,
-                    Ok(false) => {}
-                    Err(_) => failed += 1,
+        let done = prune::delete(&cluster, doomed.clone(), dry_run, a.concurrency, &mut |d| {
+            stdout::line(d.line("deleted", dry_run))
+        })
+        .await;
+        for d in &done {
+            match d.result {
+                Ok(true) => deleted += 1,
+                Ok(false) => {}
+                Err(_) => failed += 1,
+            }
+        }
+        // The ApplySet's parent goes last, once its members are gone (only kf's own).
+        let set = kf::cluster::applyset::ApplySet::for_env(&app_name, &env.name, &env.namespace);
+        if failed == 0
+            && whole_env
+            && let Some(res) = resources.resolve("v1", "Secret")
+        {
+            let path = res.path(Some(&set.namespace), Some(&set.name));
+            if let Ok(live) = cluster.get(&path).await
+                && live.body["metadata"]["labels"][kf::cluster::applyset::ID] == set.id().as_str()
+                && owner.applied(&live.body)
+            {
+                let parent = Found {
+                    resource: res,
+                    namespace: Some(set.namespace.clone()),
+                    name: set.name.clone(),
+                    uid: live.body["metadata"]["uid"].as_str().map(str::to_string),
+                };
+                for d in prune::delete(&cluster, vec![parent], dry_run, 1, &mut |d| {
+                    stdout::line(d.line("deleted", dry_run))
+                })
+                .await
+                {
+                    if d.result.is_err() {
+                        failed += 1;
+                    }
                 }
             }
         }
-        Ok::<_, kf::cluster::ClusterError>(())
+        if a.wait && dry_run == DryRun::None {
+            let gone: Vec<Found> = doomed
+                .into_iter()
+                .zip(&done)
+                .filter(|(_, d)| d.result == Ok(true))
+                .map(|(f, _)| f)
+                .collect();
+            still_there =
+                prune::wait_gone(&cluster, &gone, cluster.remaining().unwrap_or_default()).await;
+        }
+        Ok::<_, anyhow::Error>(())
     })?;
-    println!(
-        "{deleted} objects deleted{}",
+    stdout::line(format!(
+        "{deleted} objects {}{}",
+        if dry_run == DryRun::None {
+            "deleted"
+        } else {
+            "would be deleted"
+        },
         if failed > 0 {
             format!(", {failed} failed")
         } else {
             String::new()
         }
-    );
+    ));
     if failed > 0 {
         bail!(
-            "{failed} objects of environment '{}' could not be deleted",
+            "{failed} objects of environment '{}' could not be deleted; see the errors above",
             env.name
+        );
+    }
+    if !still_there.is_empty() {
+        bail!(
+            "{} objects are still being deleted after --timeout {}: {}",
+            still_there.len(),
+            humantime(a.cluster.timeout),
+            still_there.join(", ")
         );
     }
     Ok(())

@@ -6,13 +6,13 @@ use clap::Args;
 use http::{Method, StatusCode};
 use serde_json::Value;
 
-use kf::cluster::client::{Cluster, Failure, RetryPolicy};
-use kf::cluster::diff::{comparable, redact_secrets, unified, yaml};
+use kf::cluster::client::Failure;
+use kf::cluster::diff::{comparable, mask_secrets, unified, yaml};
+use kf::cluster::prune;
 use kf::cluster::resources::Resources;
-use kf::cluster::select::connect;
 use kf::render::RenderedObject;
 
-use super::apply::{ClusterArgs, runtime};
+use super::cluster_args::{ClusterArgs, runtime};
 use super::show::JsonnetArgs;
 use super::{Context_, Exit, pick_env};
 
@@ -20,8 +20,10 @@ use super::{Context_, Exit, pick_env};
 ///
 /// `kf diff ENV` asks the server for a dry-run apply of every object and compares it with
 /// the live object (server-set fields such as managedFields, resourceVersion and status
-/// left out). `kf diff local:dev local:prod` compares two renders with no cluster at all.
-/// Secret values are shown as hashes unless --show-secrets is given. Exit status as
+/// left out); with --prune, the objects `kf apply --prune` would delete show as removals.
+/// `kf diff local:dev local:prod` compares two renders with no cluster at all, pairing
+/// objects by group, kind and name (the envs' namespaces may differ). Secret values are
+/// shown as `***` (kubectl's mask) unless --show-secrets is given. Exit status as
 /// kubectl's: 0 no differences, 1 differences, 2 an error.
 #[derive(Args)]
 #[command(
@@ -40,9 +42,12 @@ pub struct DiffArgs {
     /// Colour the diff: auto (on a terminal), always or never.
     #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
     color: String,
-    /// Print Secret values instead of their hashes.
+    /// Print Secret values instead of `***`.
     #[arg(long)]
     show_secrets: bool,
+    /// Also show, as removals, the objects `kf apply --prune` would delete.
+    #[arg(long)]
+    prune: bool,
 }
 
 fn key(o: &Value) -> String {
@@ -51,6 +56,24 @@ fn key(o: &Value) -> String {
         o["apiVersion"].as_str().unwrap_or_default(),
         o["kind"].as_str().unwrap_or_default(),
         o["metadata"]["namespace"].as_str().unwrap_or_default(),
+        o["metadata"]["name"].as_str().unwrap_or_default()
+    )
+}
+
+/// How two renders' objects are paired: group, kind and name — not the version (a
+/// v1beta1 → v1 move is a change of one object) nor the namespace (two envs usually
+/// deploy to different ones).
+fn pairing_key(o: &Value) -> String {
+    let api_version = o["apiVersion"].as_str().unwrap_or_default();
+    let group = api_version.split_once('/').map(|(g, _)| g).unwrap_or("");
+    let kind = o["kind"].as_str().unwrap_or_default().to_ascii_lowercase();
+    let kind = if group.is_empty() {
+        kind
+    } else {
+        format!("{kind}.{group}")
+    };
+    format!(
+        "{kind}/{}",
         o["metadata"]["name"].as_str().unwrap_or_default()
     )
 }
@@ -79,7 +102,12 @@ fn print_diffs(diffs: &[String], color: &str) -> Result<()> {
             } else {
                 anstyle::Style::new()
             };
-            writeln!(out, "{style}{line}{style:#}")?;
+            match writeln!(out, "{style}{line}{style:#}") {
+                Ok(()) => {}
+                // The reader has gone (`kf diff | head`): the exit status still tells.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+                Err(e) => return Err(e.into()),
+            }
         }
     }
     Ok(())
@@ -101,11 +129,11 @@ pub fn run(ctx: &Context_, a: DiffArgs) -> Result<()> {
 
 fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
     let app = ctx.app()?;
-    let redact = |v: &Value| {
+    let mask = |l: Option<&Value>, r: Option<&Value>| -> (Option<Value>, Option<Value>) {
         if a.show_secrets {
-            v.clone()
+            (l.cloned(), r.cloned())
         } else {
-            redact_secrets(v)
+            mask_secrets(l, r)
         }
     };
     let locals: Vec<&str> = a
@@ -130,7 +158,7 @@ fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
                 .into_iter()
                 .map(|o: RenderedObject| {
                     let v = Value::Object(o.object);
-                    (key(&v), redact(&v))
+                    (pairing_key(&v), v)
                 })
                 .collect())
         };
@@ -141,11 +169,16 @@ fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
         return Ok(keys
             .into_iter()
             .filter_map(|k| {
+                let (lv, rv) = mask(l.get(k), r.get(k));
+                let name = |env: &str, v: Option<&Value>| match v {
+                    Some(v) => format!("{env}/{}", key(v)),
+                    None => format!("{env}/(none)"),
+                };
                 unified(
-                    &yaml(l.get(k)),
-                    &yaml(r.get(k)),
-                    &format!("{left}/{k}"),
-                    &format!("{right}/{k}"),
+                    &yaml(lv.as_ref()),
+                    &yaml(rv.as_ref()),
+                    &name(left, l.get(k)),
+                    &name(right, r.get(k)),
                 )
             })
             .collect());
@@ -156,28 +189,45 @@ fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
         ));
     }
     let env_name = pick_env(&app, a.sides.first().cloned(), a.env.clone())?;
-    let env = app.environment(&env_name)?;
+    let env = a
+        .cluster
+        .environment(app.environment(&env_name)?, a.jsonnet.namespace());
+    let owner = a.cluster.owner(&app.spec.name, &env);
     let objects = a.jsonnet.render(ctx, &app, &env_name)?;
+    let selected = a.jsonnet.components().to_vec();
+    let components = (!selected.is_empty()).then(|| {
+        selected
+            .iter()
+            .cloned()
+            .chain(objects.iter().map(|o| o.component.clone()))
+            .collect()
+    });
     let items = kf::cluster::prepare(&objects, &app.spec.name, &env);
-    let connect_options = a.cluster.connect_options(ctx);
     runtime()?.block_on(async {
-        let (client, _) = connect(&env, &connect_options).await?;
-        let cluster = Cluster::new(client, RetryPolicy::default());
-        let resources = Resources::discover(cluster.kube()).await?;
+        let cluster = a.cluster.connect(ctx, &env).await?;
+        let resources = Resources::discover(&cluster).await?;
         let mut diffs = Vec::new();
+        let mut keep = std::collections::BTreeSet::new();
         for mut item in items {
             let Some(res) = resources.resolve(&item.api_version, &item.kind) else {
                 // A kind the cluster does not serve yet: all of it is new.
                 let planned = Value::Object(item.object.clone());
+                let (_, right) = mask(None, Some(&planned));
                 diffs.extend(unified(
                     "",
-                    &yaml(Some(&redact(&planned))),
+                    &yaml(right.as_ref()),
                     "live/(none)",
                     &format!("kf/{}", key(&planned)),
                 ));
                 continue;
             };
             let ns = item.namespace_for(&res, &env.namespace);
+            keep.insert((
+                String::new(),
+                res.api.kind.clone(),
+                ns.clone().unwrap_or_default(),
+                item.name.clone(),
+            ));
             if let Some(Value::Object(m)) = item.object.get_mut("metadata") {
                 match &ns {
                     Some(n) => m.insert("namespace".into(), Value::String(n.clone())),
@@ -185,21 +235,32 @@ fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
                 };
             }
             let path = res.path(ns.as_deref(), Some(&item.name));
+            let id = format!(
+                "{}/{}{}",
+                res.kind_name(),
+                item.name,
+                ns.as_deref()
+                    .map(|n| format!(" -n {n}"))
+                    .unwrap_or_default()
+            );
             let live = match cluster.get(&path).await {
                 Ok(r) => Some(r.body),
                 Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => None,
-                Err(e) => return Err(anyhow!("{}/{}: {e}", res.kind_name(), item.name)),
+                Err(e) => return Err(anyhow!("{id}: reading the live object: {e}")),
             };
             let body = serde_json::to_vec(&item.object)?;
             let planned = cluster
                 .request(
                     Method::PATCH,
-                    &format!("{path}?fieldManager=kf&force=true&dryRun=All"),
+                    &format!(
+                        "{path}?fieldManager={}&force=true&dryRun=All",
+                        prune::encode(&owner.field_manager)
+                    ),
                     Some("application/apply-patch+yaml"),
                     body,
                 )
                 .await
-                .map_err(|e| anyhow!("{}/{}: {e}", res.kind_name(), item.name))?
+                .map_err(|e| anyhow!("{id}: server dry-run apply: {e}"))?
                 .body;
             let name = format!(
                 "{}/{}{}",
@@ -207,14 +268,42 @@ fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
                 ns.map(|n| format!("{n}/")).unwrap_or_default(),
                 item.name
             );
-            let left = live.as_ref().map(|l| redact(&comparable(l)));
-            let right = redact(&comparable(&planned));
+            let left = live.as_ref().map(comparable);
+            let right = comparable(&planned);
+            let (left, right) = mask(left.as_ref(), Some(&right));
             diffs.extend(unified(
                 &yaml(left.as_ref()),
-                &yaml(Some(&right)),
+                &yaml(right.as_ref()),
                 &format!("live/{name}"),
                 &format!("kf/{name}"),
             ));
+        }
+        if a.prune {
+            let scope = prune::Scope { keep, components };
+            for f in prune::candidates(&cluster, &resources, &owner, &scope).await? {
+                let path = f.resource.path(f.namespace.as_deref(), Some(&f.name));
+                let live = match cluster.get(&path).await {
+                    Ok(r) => r.body,
+                    Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => continue,
+                    Err(e) => return Err(anyhow!("{}: reading the live object: {e}", f.id())),
+                };
+                let name = format!(
+                    "{}/{}{}",
+                    f.resource.kind_name(),
+                    f.namespace
+                        .as_deref()
+                        .map(|n| format!("{n}/"))
+                        .unwrap_or_default(),
+                    f.name
+                );
+                let (left, _) = mask(Some(&comparable(&live)), None);
+                diffs.extend(unified(
+                    &yaml(left.as_ref()),
+                    "",
+                    &format!("live/{name}"),
+                    &format!("kf/{name} (pruned)"),
+                ));
+            }
         }
         Ok(diffs)
     })

@@ -1,6 +1,7 @@
 //! The command line: flags and a call into the library per command, nothing more.
 
 mod apply;
+mod cluster_args;
 mod component;
 mod delete;
 mod demo;
@@ -12,6 +13,7 @@ mod param;
 mod registry;
 mod show;
 mod status;
+mod stdout;
 pub mod table;
 mod upgrade;
 mod validate;
@@ -40,7 +42,7 @@ pub struct Cli {
 
     /// Longest one Jsonnet evaluation may run (e.g. 90s, 10m) before kf stops with an error;
     /// the default is generous, for the slowest real app on a slow CI runner.
-    #[arg(long, global = true, value_name = "DURATION", default_value = "300s", value_parser = apply::parse_duration)]
+    #[arg(long, global = true, value_name = "DURATION", default_value = "300s", value_parser = cluster_args::parse_duration)]
     eval_timeout: std::time::Duration,
 
     #[command(subcommand)]

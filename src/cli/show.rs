@@ -63,6 +63,10 @@ pub struct JsonnetArgs {
     /// Deepest Jsonnet call stack before evaluation stops with an error.
     #[arg(long, value_name = "N")]
     max_stack: Option<usize>,
+    /// Render (and apply) for this namespace instead of the environment's: the
+    /// destination's namespace components read, and where objects that name none go.
+    #[arg(short = 'n', long = "namespace", value_name = "NAME")]
+    namespace: Option<String>,
 }
 
 /// A rendered environment.
@@ -84,6 +88,16 @@ impl RenderArgs {
 }
 
 impl JsonnetArgs {
+    /// The components `-c` selected; empty for all.
+    pub fn components(&self) -> &[String] {
+        &self.components
+    }
+
+    /// `-n`: the namespace that replaces the environment's, if any.
+    pub fn namespace(&self) -> Option<&str> {
+        self.namespace.as_deref().filter(|n| !n.is_empty())
+    }
+
     /// Render one environment of `app`.
     pub fn render(&self, ctx: &Context_, app: &App, env: &str) -> Result<Vec<RenderedObject>> {
         let options = self.options(ctx)?;
@@ -122,6 +136,7 @@ impl JsonnetArgs {
             jpaths: self.jpath.iter().map(|p| ctx.cwd.join(p)).collect(),
             max_stack: self.max_stack,
             overlay: Vec::new(),
+            namespace: self.namespace().map(str::to_string),
         })
     }
 }
@@ -133,6 +148,6 @@ pub fn run(ctx: &Context_, a: ShowArgs) -> Result<()> {
     } else {
         Format::Yaml
     };
-    print!("{}", output::write(&rendered.objects, format));
+    super::stdout::print(&output::write(&rendered.objects, format));
     Ok(())
 }

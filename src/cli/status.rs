@@ -5,22 +5,22 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use kf::cluster::apply::Item;
-use kf::cluster::client::{Cluster, RetryPolicy};
+use kf::cluster::client::{Cluster, humantime};
 use kf::cluster::resources::Resources;
-use kf::cluster::select::connect;
 use kf::cluster::status::{self, State, Watched};
 
 use super::Context_;
-use super::apply::{ClusterArgs, parse_duration, runtime};
+use super::cluster_args::{ClusterArgs, runtime};
 use super::show::RenderArgs;
-use super::table;
+use super::{stdout, table};
 
 /// Show how ready an environment's objects are on its cluster.
 ///
-/// Deployments and StatefulSets are Ready when rolled out, Jobs when complete, Kubeflow
-/// training jobs (TFJob, PyTorchJob, MPIJob, …) when Succeeded, InferenceServices when
-/// Ready; other objects when they exist. Exits 1 when an object is Failed or Missing (with
-/// --wait: when any is not Ready in time).
+/// Deployments and StatefulSets are Ready when rolled out (no old replicas left), Jobs when
+/// complete, Kubeflow training jobs (TFJob, PyTorchJob, MPIJob, TrainJob…) when Succeeded,
+/// InferenceServices when Ready; other objects when they exist. Exits 1 when an object is
+/// Failed or Missing (with --wait: when any is not Ready within --timeout; a job that is
+/// still running only counts with --wait-for-jobs).
 #[derive(Args)]
 #[command(
     after_help = "Examples:\n  kf status --env prod\n  kf status prod -c mnist-train --wait --timeout 30m"
@@ -30,12 +30,26 @@ pub struct StatusArgs {
     render: RenderArgs,
     #[command(flatten)]
     cluster: ClusterArgs,
-    /// Wait until every object is Ready (or Failed), showing progress.
+    /// Wait (up to --timeout) until every object is Ready (or Failed), showing progress.
     #[arg(long)]
     wait: bool,
-    /// How long --wait waits, e.g. 90s, 5m, 1h.
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
-    timeout: Duration,
+    /// With --wait, also wait until Jobs and training jobs finish.
+    #[arg(long)]
+    wait_for_jobs: bool,
+}
+
+/// How `--wait` waits.
+#[derive(Debug, Clone, Copy)]
+pub struct Wait {
+    pub timeout: Duration,
+    /// Wait for Jobs and training jobs to finish; without it, a running job is enough.
+    pub for_jobs: bool,
+}
+
+/// Whether `--wait` is done with an object in `state` (and what it waits for).
+fn waited_for(w: &Watched, state: State, for_jobs: bool) -> bool {
+    state.settled()
+        || (!for_jobs && status::is_job(&w.resource.api.kind) && state == State::InProgress)
 }
 
 /// The objects to watch: those the cluster serves, placed in their namespace.
@@ -55,10 +69,16 @@ pub fn watched(items: &[Item], resources: &Resources, env_namespace: &str) -> Ve
 }
 
 /// Print readiness (waiting first if asked); an error when not everything is as it should be.
-pub async fn report(cluster: &Cluster, objects: &[Watched], wait: Option<Duration>) -> Result<()> {
+pub async fn report(cluster: &Cluster, objects: &[Watched], wait: Option<Wait>) -> Result<()> {
+    let for_jobs = wait.is_some_and(|w| w.for_jobs);
+    let done = |w: &Watched, s: State| waited_for(w, s, for_jobs);
     let (states, in_time) = match wait {
         None => (status::check_all(cluster, objects).await, true),
-        Some(timeout) => {
+        Some(Wait { timeout, .. }) => {
+            // --timeout bounds the whole command: what is left of it.
+            let timeout = cluster
+                .remaining()
+                .map_or(timeout, |left| left.min(timeout));
             let terminal = std::io::stderr().is_terminal();
             let bar = terminal.then(|| {
                 let b = indicatif::ProgressBar::new_spinner();
@@ -71,6 +91,7 @@ pub async fn report(cluster: &Cluster, objects: &[Watched], wait: Option<Duratio
                 objects,
                 timeout,
                 Duration::from_secs(2),
+                &done,
                 &mut |states| {
                     let ready = states.iter().filter(|(s, _)| *s == State::Ready).count();
                     match &bar {
@@ -113,39 +134,50 @@ pub async fn report(cluster: &Cluster, objects: &[Watched], wait: Option<Duratio
             ]
         })
         .collect();
-    print!(
-        "{}",
-        table::render(&["NAME", "NAMESPACE", "STATUS", "DETAIL"], &rows)
-    );
+    stdout::print(&table::render(
+        &["NAME", "NAMESPACE", "STATUS", "DETAIL"],
+        &rows,
+    ));
     let bad = states
         .iter()
         .filter(|(s, _)| matches!(s, State::Failed | State::Missing))
         .count();
-    let not_ready = states.iter().filter(|(s, _)| *s != State::Ready).count();
+    let not_ready = objects
+        .iter()
+        .zip(&states)
+        .filter(|(w, (s, _))| *s != State::Ready && !(wait.is_some() && done(w, *s)))
+        .count();
     if bad > 0 {
         bail!("{bad} of {} objects are Failed or Missing", states.len());
     }
-    if let Some(t) = wait
+    if let Some(w) = wait
         && (!in_time || not_ready > 0)
     {
         bail!(
-            "{not_ready} of {} objects are not Ready after {t:?}",
-            states.len()
+            "{not_ready} of {} objects are not Ready after {}; see the table above, or wait longer with --timeout",
+            states.len(),
+            humantime(w.timeout)
         );
     }
     Ok(())
 }
 
 pub fn run(ctx: &Context_, a: StatusArgs) -> Result<()> {
+    let namespace = a.render.jsonnet.namespace().map(str::to_string);
     let rendered = a.render.render(ctx)?;
-    let env = rendered.app.environment(&rendered.env)?;
+    let env = a.cluster.environment(
+        rendered.app.environment(&rendered.env)?,
+        namespace.as_deref(),
+    );
     let items = kf::cluster::prepare(&rendered.objects, &rendered.app.spec.name, &env);
-    let connect_options = a.cluster.connect_options(ctx);
     runtime()?.block_on(async {
-        let (client, _) = connect(&env, &connect_options).await?;
-        let cluster = Cluster::new(client, RetryPolicy::default());
-        let resources = Resources::discover(cluster.kube()).await?;
+        let cluster = a.cluster.connect(ctx, &env).await?;
+        let resources = Resources::discover(&cluster).await?;
         let objects = watched(&items, &resources, &env.namespace);
-        report(&cluster, &objects, a.wait.then_some(a.timeout)).await
+        let wait = a.wait.then_some(Wait {
+            timeout: a.cluster.timeout,
+            for_jobs: a.wait_for_jobs,
+        });
+        report(&cluster, &objects, wait).await
     })
 }

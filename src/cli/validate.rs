@@ -21,10 +21,11 @@ pub struct ValidateArgs {
     #[arg(long)]
     server: bool,
     #[command(flatten)]
-    cluster: super::apply::ClusterArgs,
+    cluster: super::cluster_args::ClusterArgs,
 }
 
 pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
+    let namespace = a.render.jsonnet.namespace().map(str::to_string);
     let rendered = a.render.render(ctx)?;
     let mut validator = Validator::with_builtin_crds();
     for o in &rendered.objects {
@@ -53,8 +54,11 @@ pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
         }
     }
     let total = rendered.objects.len();
+    let mut server_skipped = 0;
     if a.server {
-        errors += server_check(ctx, &a.cluster, &rendered)?;
+        let (rejected, skipped) = server_check(ctx, &a.cluster, &rendered, namespace.as_deref())?;
+        errors += rejected;
+        server_skipped = skipped;
     }
     if errors > 0 {
         bail!(
@@ -62,42 +66,52 @@ pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
             rendered.env
         );
     }
-    println!(
-        "{} objects in environment '{}' are valid{}",
-        total - unchecked,
+    super::stdout::line(format!(
+        "{} objects in environment '{}' are valid{}{}",
+        total - unchecked - server_skipped.min(total - unchecked),
         rendered.env,
         if unchecked > 0 {
             format!(" ({unchecked} not checked: no schema)")
         } else {
             String::new()
+        },
+        if server_skipped > 0 {
+            format!(
+                "; {server_skipped} skipped by the server check (their CRD is in this render and not on the cluster yet)"
+            )
+        } else {
+            String::new()
         }
-    );
+    ));
     Ok(())
 }
 
-/// Server-side dry run of every object; returns how many the server rejected.
+/// Server-side dry run of every object; returns how many the server rejected, and how
+/// many it could not check (custom resources whose CRD is in the render, not on the
+/// cluster): those are reported as skipped, never as valid.
 fn server_check(
     ctx: &Context_,
-    cluster: &super::apply::ClusterArgs,
+    cluster_args: &super::cluster_args::ClusterArgs,
     rendered: &super::show::Rendered,
-) -> Result<usize> {
-    use kf::cluster::apply::{self, ApplyOptions, DryRun};
-    use kf::cluster::client::{Cluster, RetryPolicy};
+    namespace: Option<&str>,
+) -> Result<(usize, usize)> {
+    use kf::cluster::apply::{self, Action, ApplyOptions, DryRun};
     use kf::cluster::resources::Resources;
 
-    let env = rendered.app.environment(&rendered.env)?;
+    let env = cluster_args.environment(rendered.app.environment(&rendered.env)?, namespace);
     let items = kf::cluster::prepare(&rendered.objects, &rendered.app.spec.name, &env);
     let options = ApplyOptions {
         dry_run: DryRun::Server,
         force_conflicts: true,
         concurrency: 8,
-        timeout: std::time::Duration::from_secs(60),
+        crd_wait: super::apply::crd_wait(cluster_args.timeout),
+        owner: cluster_args.owner(&rendered.app.spec.name, &env),
+        // Checking objects, not recording a set.
+        applyset: None,
     };
-    let connect_options = cluster.connect_options(ctx);
-    let outcomes = super::apply::runtime()?.block_on(async {
-        let (client, _) = kf::cluster::select::connect(&env, &connect_options).await?;
-        let cluster = Cluster::new(client, RetryPolicy::default());
-        let resources = Resources::discover(cluster.kube()).await?;
+    let outcomes = super::cluster_args::runtime()?.block_on(async {
+        let cluster = cluster_args.connect(ctx, &env).await?;
+        let resources = Resources::discover(&cluster).await?;
         apply::apply(
             &cluster,
             resources,
@@ -107,13 +121,22 @@ fn server_check(
             &mut |_| {},
         )
         .await
+        .map_err(anyhow::Error::from)
     })?;
     let mut rejected = 0;
+    let mut skipped = 0;
     for o in &outcomes {
-        if let Err(e) = &o.result {
-            rejected += 1;
-            eprintln!("error: {} (server dry run): {e}", o.id);
+        match &o.result {
+            Err(e) => {
+                rejected += 1;
+                eprintln!("error: {} (server dry run): {e}", o.id);
+            }
+            Ok(Action::Skipped(why)) => {
+                skipped += 1;
+                eprintln!("skipped: {} (server dry run): {why}", o.id);
+            }
+            Ok(_) => {}
         }
     }
-    Ok(rejected)
+    Ok((rejected, skipped))
 }

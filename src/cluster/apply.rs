@@ -7,6 +7,7 @@
 //! `concurrency`; results are reported in the tier's own (sorted) order, so output is the
 //! same run after run.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
@@ -14,7 +15,10 @@ use http::{Method, StatusCode};
 use serde_json::{Map, Value};
 
 use super::ClusterError;
+use super::applyset::{self, ApplySet};
 use super::client::{Cluster, Failure};
+use super::ownership::{Claim, Owner};
+use super::prune::encode;
 use super::resources::{Resource, Resources};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,10 +33,17 @@ pub enum DryRun {
 #[derive(Debug, Clone)]
 pub struct ApplyOptions {
     pub dry_run: DryRun,
+    /// Take over fields other managers own, and objects another kf app or environment
+    /// labelled.
     pub force_conflicts: bool,
     pub concurrency: usize,
-    /// How long to wait for CRDs to become Established.
-    pub timeout: Duration,
+    /// How long to wait for new CRDs to become Established (the command's deadline may cut
+    /// it shorter). A CRD that is not fails its own custom resources only.
+    pub crd_wait: Duration,
+    /// Whose objects these are, and the field manager to apply with.
+    pub owner: Owner,
+    /// The KEP-3659 ApplySet whose parent to keep up to date (none: no parent).
+    pub applyset: Option<ApplySet>,
 }
 
 /// What happened to one object.
@@ -176,12 +187,95 @@ fn place(item: &mut Item, res: &Resource, env_namespace: &str) -> Option<String>
     namespace
 }
 
+/// Below this many objects of one kind in one namespace, each is read with its own GET;
+/// from it on, one LIST (kf's labelled objects only) reads them all: half the requests
+/// for a large app, without listing a namespace's every Secret for a small one.
+const LIST_FROM: usize = 16;
+
+/// Live objects read ahead with one LIST per kind and namespace.
+#[derive(Default)]
+struct Known {
+    /// Collection paths listed: an object of one of them that is not in `objects` has no
+    /// kf labels (absent, or someone else's — the apply's reply code tells which).
+    listed: BTreeSet<String>,
+    /// Object path → live object.
+    objects: BTreeMap<String, Value>,
+}
+
+async fn read_ahead(
+    cluster: &Cluster,
+    work: &[(Resource, Item)],
+    env_namespace: &str,
+    options: &ApplyOptions,
+) -> Known {
+    let mut known = Known::default();
+    if options.dry_run == DryRun::Client {
+        return known;
+    }
+    let mut counts: BTreeMap<String, (usize, Resource)> = BTreeMap::new();
+    for (res, item) in work {
+        let ns = item.namespace_for(res, env_namespace);
+        let entry = counts
+            .entry(res.path(ns.as_deref(), None))
+            .or_insert((0, res.clone()));
+        entry.0 += 1;
+    }
+    let selector = encode(&format!("{}=kf", super::labels::MANAGED_BY));
+    for (collection, (count, res)) in counts {
+        if count < LIST_FROM {
+            continue;
+        }
+        let mut items = Vec::new();
+        let mut next: Option<String> = None;
+        let complete = loop {
+            let mut path = format!("{collection}?labelSelector={selector}&limit=500");
+            if let Some(token) = &next {
+                path.push_str(&format!("&continue={}", encode(token)));
+            }
+            // Any failure (no list permission, …): those objects are read one by one.
+            let Ok(reply) = cluster.get(&path).await else {
+                break false;
+            };
+            items.extend(reply.body["items"].as_array().cloned().unwrap_or_default());
+            match reply.body["metadata"]["continue"].as_str() {
+                Some(t) if !t.is_empty() => next = Some(t.to_string()),
+                _ => break true,
+            }
+        };
+        if !complete {
+            continue;
+        }
+        let api_version = if res.api.group.is_empty() {
+            res.api.version.clone()
+        } else {
+            format!("{}/{}", res.api.group, res.api.version)
+        };
+        for mut obj in items {
+            let Some(name) = obj["metadata"]["name"].as_str().map(str::to_string) else {
+                continue;
+            };
+            // A list's items come without apiVersion and kind.
+            if let Some(o) = obj.as_object_mut() {
+                o.insert("apiVersion".into(), Value::String(api_version.clone()));
+                o.insert("kind".into(), Value::String(res.api.kind.clone()));
+            }
+            let ns = obj["metadata"]["namespace"].as_str().map(str::to_string);
+            known
+                .objects
+                .insert(res.path(ns.as_deref(), Some(&name)), obj);
+        }
+        known.listed.insert(collection);
+    }
+    known
+}
+
 async fn apply_one(
     cluster: &Cluster,
     res: Resource,
     mut item: Item,
     env_namespace: &str,
     options: &ApplyOptions,
+    known: &Known,
 ) -> Outcome {
     let namespace = place(&mut item, &res, env_namespace);
     let id = format!("{}/{}", res.kind_name(), item.name);
@@ -198,14 +292,30 @@ async fn apply_one(
         return outcome;
     }
     let path = res.path(namespace.as_deref(), Some(&item.name));
-    let before = match cluster.get(&path).await {
-        Ok(r) => Some(r.body),
-        Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => None,
-        Err(e) => {
-            outcome.result = Err(e.to_string());
-            return outcome;
+    let before = if known.listed.contains(&res.path(namespace.as_deref(), None)) {
+        known.objects.get(&path).cloned()
+    } else {
+        match cluster.get(&path).await {
+            Ok(r) => Some(r.body),
+            Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => None,
+            Err(e) => {
+                outcome.result = Err(e.to_string());
+                return outcome;
+            }
         }
     };
+    // Another kf app's or environment's object under the same name: applying would
+    // relabel it ours and a later prune of its owner would lose it. Refused.
+    if let Some(live) = &before
+        && let Claim::OtherKf { app, env } = options.owner.claim(live)
+        && !options.force_conflicts
+    {
+        outcome.result = Err(format!(
+            "it belongs to kf app '{app}', environment '{env}' (its kf.dev labels); refusing to take it over for app '{}', environment '{}'. Rename it, remove it from that environment, or pass --force-conflicts",
+            options.owner.app, options.owner.env
+        ));
+        return outcome;
+    }
     if options.dry_run == DryRun::Client {
         outcome.result = Ok(if before.is_some() {
             Action::Configured
@@ -215,12 +325,9 @@ async fn apply_one(
         return outcome;
     }
     let mut query = format!(
-        "?fieldManager=kf&force={}",
-        if options.force_conflicts {
-            "true"
-        } else {
-            "false"
-        }
+        "?fieldManager={}&force={}",
+        encode(&options.owner.field_manager),
+        options.force_conflicts
     );
     if options.dry_run == DryRun::Server {
         query.push_str("&dryRun=All");
@@ -236,6 +343,10 @@ async fn apply_one(
         .await;
     outcome.result = match reply {
         Err(e) => Err(e.to_string()),
+        Ok(r) if r.body["metadata"]["name"] != item.name.as_str() => Err(format!(
+            "PATCH {path}: the server's reply is not the object (no metadata.name '{}'); nothing is known about what was applied",
+            item.name
+        )),
         Ok(r) => {
             let rv = |v: &Value| {
                 v["metadata"]["resourceVersion"]
@@ -246,6 +357,8 @@ async fn apply_one(
                 outcome.uid = r.body["metadata"]["uid"].as_str().map(str::to_string);
             }
             Ok(match &before {
+                // Not read ahead (no kf labels) yet there: an unlabelled object adopted.
+                None if r.status == StatusCode::OK => Action::Configured,
                 None => Action::Created,
                 Some(live) if options.dry_run == DryRun::Server => {
                     if super::diff::comparable(live) == super::diff::comparable(&r.body) {
@@ -254,7 +367,7 @@ async fn apply_one(
                         Action::Configured
                     }
                 }
-                Some(live) if rv(live) == rv(&r.body) => Action::Unchanged,
+                Some(live) if rv(live).is_some() && rv(live) == rv(&r.body) => Action::Unchanged,
                 Some(_) => Action::Configured,
             })
         }
@@ -262,16 +375,69 @@ async fn apply_one(
     outcome
 }
 
-/// Wait until every CRD named is Established.
-async fn wait_established(
+/// Apply the ApplySet's parent Secret: the set's group kinds (with those the live parent
+/// already lists, so a kind whose objects are still to be pruned stays visible).
+async fn apply_parent(
     cluster: &Cluster,
-    names: &[String],
-    timeout: Duration,
-) -> Result<(), ClusterError> {
+    set: &ApplySet,
+    group_kinds: &BTreeSet<String>,
+    namespaces: &BTreeSet<String>,
+    options: &ApplyOptions,
+) -> Result<(), String> {
+    let path = format!("/api/v1/namespaces/{}/secrets/{}", set.namespace, set.name);
+    let mut kinds = group_kinds.clone();
+    match cluster.get(&path).await {
+        Ok(live) => {
+            if live.body["metadata"]["labels"][applyset::ID] != set.id().as_str() {
+                return Err(format!(
+                    "a Secret of that name exists and is not this ApplySet's parent (no {} label {}); rename or remove it",
+                    applyset::ID,
+                    set.id()
+                ));
+            }
+            let listed = live.body["metadata"]["annotations"][applyset::CONTAINS_GROUP_KINDS]
+                .as_str()
+                .unwrap_or_default();
+            kinds.extend(
+                listed
+                    .split(',')
+                    .filter(|k| !k.is_empty())
+                    .map(str::to_string),
+            );
+        }
+        Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => {}
+        Err(e) => return Err(e.to_string()),
+    }
+    let mut query = format!(
+        "?fieldManager={}&force={}",
+        encode(&options.owner.field_manager),
+        options.force_conflicts
+    );
+    if options.dry_run == DryRun::Server {
+        query.push_str("&dryRun=All");
+    }
+    let body = serde_json::to_vec(&set.parent(&kinds, namespaces)).unwrap_or_default();
+    cluster
+        .request(
+            Method::PATCH,
+            &format!("{path}{query}"),
+            Some("application/apply-patch+yaml"),
+            body,
+        )
+        .await
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+/// Wait until the CRDs named are Established, for at most `limit` (and never past the
+/// command's deadline); returns those that are not.
+async fn wait_established(cluster: &Cluster, names: &[String], limit: Duration) -> Vec<String> {
     let start = Instant::now();
-    for name in names {
-        let path = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}");
-        loop {
+    let mut pending: Vec<String> = names.to_vec();
+    loop {
+        let mut still = Vec::new();
+        for name in pending {
+            let path = format!("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}");
             let established = match cluster.get(&path).await {
                 Ok(r) => r.body["status"]["conditions"]
                     .as_array()
@@ -280,18 +446,17 @@ async fn wait_established(
                     .any(|c| c["type"] == "Established" && c["status"] == "True"),
                 Err(_) => false,
             };
-            if established {
-                break;
+            if !established {
+                still.push(name);
             }
-            if start.elapsed() > timeout {
-                return Err(ClusterError::Api(format!(
-                    "CRD {name} is not Established after {timeout:?}; its custom resources were not applied"
-                )));
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
         }
+        pending = still;
+        let left = cluster.remaining().unwrap_or(limit);
+        if pending.is_empty() || start.elapsed() >= limit || left.is_zero() {
+            return pending;
+        }
+        tokio::time::sleep(Duration::from_millis(200).min(left)).await;
     }
-    Ok(())
 }
 
 /// Apply `items` (already labelled) tier by tier; `report` gets each outcome as it is known.
@@ -307,18 +472,44 @@ pub async fn apply(
     for item in items {
         tiers[tier(&item.api_version, &item.kind) as usize].push(item);
     }
-    let pending_crds: Vec<(String, String)> = tiers[1]
+    // (group, kind, CRD name) of the CRDs this apply brings.
+    let pending_crds: Vec<(String, String, String)> = tiers[1]
         .iter()
         .filter_map(|i| {
             let spec = i.object.get("spec")?;
             Some((
                 spec.get("group")?.as_str()?.to_string(),
                 spec.get("names")?.get("kind")?.as_str()?.to_string(),
+                i.name.clone(),
             ))
         })
         .collect();
+    let mut stuck_crds: Vec<String> = Vec::new();
+    let group_kinds: BTreeSet<String> = tiers
+        .iter()
+        .flatten()
+        .map(|i| applyset::group_kind(&i.api_version, &i.kind))
+        .collect();
+    let namespaces: BTreeSet<String> = tiers
+        .iter()
+        .flatten()
+        .filter_map(|i| str_at(&i.object, &["metadata", "namespace"]).map(str::to_string))
+        .chain([env_namespace.to_string()])
+        .collect();
     let mut all = Vec::new();
     for (t, items) in tiers.into_iter().enumerate() {
+        // The ApplySet's parent goes once namespaces exist and before any other member,
+        // as KEP-3659 asks (a tool that stops half-way still has every kind recorded).
+        if t == 1
+            && let Some(set) = &options.applyset
+            && options.dry_run != DryRun::Client
+            && let Err(e) = apply_parent(cluster, set, &group_kinds, &namespaces, options).await
+        {
+            eprintln!(
+                "warning: ApplySet parent secret/{} -n {} not applied: {e}; kubectl will not see kf's set (kf's own prune and delete do not need it)",
+                set.name, set.namespace
+            );
+        }
         let mut work = Vec::new();
         for item in items {
             match resources.resolve(&item.api_version, &item.kind) {
@@ -329,12 +520,18 @@ pub async fn apply(
                         .split_once('/')
                         .map(|(g, _)| g)
                         .unwrap_or("");
-                    let from_this_app = pending_crds
+                    let crd = pending_crds
                         .iter()
-                        .any(|(g, k)| g == group && *k == item.kind);
-                    let result = if from_this_app && options.dry_run != DryRun::None {
+                        .find(|(g, k, _)| g == group && *k == item.kind)
+                        .map(|(_, _, name)| name);
+                    let result = if crd.is_some() && options.dry_run != DryRun::None {
                         Ok(Action::Skipped(
                             "its CRD is part of this apply and not on the cluster yet".into(),
+                        ))
+                    } else if let Some(name) = crd.filter(|n| stuck_crds.contains(n)) {
+                        Err(format!(
+                            "its CRD {name} is not Established after {}; not applied. Check the CRD (kubectl describe crd {name}) and apply again",
+                            super::client::humantime(options.crd_wait)
                         ))
                     } else {
                         Err(format!(
@@ -355,11 +552,23 @@ pub async fn apply(
                 }
             }
         }
-        let outcomes: Vec<Outcome> = futures::stream::iter(work)
-            .map(|(res, item)| apply_one(cluster, res, item, env_namespace, options))
-            .buffered(options.concurrency.max(1))
-            .collect()
-            .await;
+        // Unordered, so one slow object does not hold a slot while later ones wait to be
+        // reported; the tier's own order is restored before anything is printed.
+        let known = read_ahead(cluster, &work, env_namespace, options).await;
+        let known = &known;
+        let mut outcomes: Vec<(usize, Outcome)> =
+            futures::stream::iter(work.into_iter().enumerate())
+                .map(|(i, (res, item))| async move {
+                    (
+                        i,
+                        apply_one(cluster, res, item, env_namespace, options, known).await,
+                    )
+                })
+                .buffer_unordered(options.concurrency.max(1))
+                .collect()
+                .await;
+        outcomes.sort_by_key(|(i, _)| *i);
+        let outcomes: Vec<Outcome> = outcomes.into_iter().map(|(_, o)| o).collect();
         for o in &outcomes {
             report(o);
         }
@@ -370,8 +579,16 @@ pub async fn apply(
             .collect();
         all.extend(outcomes);
         if t == 1 && !crds.is_empty() && options.dry_run == DryRun::None {
-            wait_established(cluster, &crds, options.timeout).await?;
-            resources = Resources::discover(cluster.kube()).await?;
+            // A CRD that never becomes Established fails its own custom resources only;
+            // every other tier still goes.
+            stuck_crds = wait_established(cluster, &crds, options.crd_wait).await;
+            for name in &stuck_crds {
+                eprintln!(
+                    "warning: CRD {name} is not Established after {}; its custom resources will not be applied",
+                    super::client::humantime(options.crd_wait)
+                );
+            }
+            resources = Resources::discover(cluster).await?;
         }
     }
     Ok(all)

@@ -1,20 +1,31 @@
-//! Requests to the API server, with retries: 429 (honouring Retry-After), 5xx, dropped
-//! connections and the retryable kind of 409 are tried again with exponential backoff;
-//! everything else is returned at once.
+//! Requests to the API server, with kf's one retry layer: 429 (honouring Retry-After, capped
+//! at 30 s), 500/502/503/504, dropped connections, timeouts and the retryable kind of 409 are
+//! tried again with exponential backoff; everything else is returned at once.
+//!
+//! kube's own retry layer (`Config::default_retry`, 15 retries with Retry-After uncapped and
+//! a backoff up to 1000 s, kube-client 5 `src/client/retry.rs`) is switched off where the
+//! client is built (`select::connect`), so there is exactly one layer, this one. Every
+//! attempt has its own timeout, the whole command has a deadline (`--timeout`), and each
+//! retry is said on stderr, so a CI log shows why a run takes long.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use backon::{ExponentialBuilder, Retryable};
+use backon::{BackoffBuilder, ExponentialBuilder};
 use http::{Method, Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::Value;
 
-/// How hard to retry.
+/// The longest kf waits on a server's Retry-After.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+
+/// How hard to retry, and how long one attempt may take.
 #[derive(Debug, Clone, Copy)]
 pub struct RetryPolicy {
     pub attempts: usize,
     pub min_delay: Duration,
     pub max_delay: Duration,
+    /// One attempt, from sending the request to the last byte of the reply.
+    pub request_timeout: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -23,6 +34,7 @@ impl Default for RetryPolicy {
             attempts: 5,
             min_delay: Duration::from_millis(100),
             max_delay: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -50,15 +62,21 @@ impl Reply {
 pub enum Failure {
     /// The server answered with an error status.
     Status(Reply),
-    /// No answer: connection refused or dropped, timeout.
+    /// No answer: connection refused or dropped, an attempt that timed out.
     Transport(String),
+    /// The server answered success with a body that is not a JSON object.
+    BadReply(String),
+    /// The command's `--timeout` is spent.
+    Deadline(String),
 }
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Failure::Status(r) => write!(f, "{} ({})", r.message(), r.status.as_u16()),
-            Failure::Transport(e) => write!(f, "{e}"),
+            Failure::Transport(e) | Failure::BadReply(e) | Failure::Deadline(e) => {
+                write!(f, "{e}")
+            }
         }
     }
 }
@@ -71,6 +89,7 @@ struct Attempt {
 fn retryable(a: &Attempt) -> bool {
     match &a.failure {
         Failure::Transport(_) => true,
+        Failure::BadReply(_) | Failure::Deadline(_) => false,
         Failure::Status(r) => match r.status.as_u16() {
             429 | 500 | 502 | 503 | 504 => true,
             // An optimistic-concurrency conflict is worth retrying; a field-manager
@@ -84,20 +103,69 @@ fn retryable(a: &Attempt) -> bool {
     }
 }
 
+/// The first bytes of a body, printable, for an error message.
+fn snippet(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut s: String = one_line.chars().take(80).collect();
+    if one_line.chars().count() > 80 {
+        s.push('…');
+    }
+    s
+}
+
 /// The cluster connection kf uses for every request.
 #[derive(Clone)]
 pub struct Cluster {
     client: kube::Client,
     retry: RetryPolicy,
+    deadline: Option<Instant>,
+    /// The `--timeout` the deadline came from, for messages.
+    budget: Duration,
+    quiet: bool,
 }
 
 impl Cluster {
     pub fn new(client: kube::Client, retry: RetryPolicy) -> Self {
-        Cluster { client, retry }
+        Cluster {
+            client,
+            retry,
+            deadline: None,
+            budget: Duration::ZERO,
+            quiet: false,
+        }
+    }
+
+    /// Bound every request (and its retries) by the command's total `timeout`, counted
+    /// from `started`.
+    pub fn with_timeout(mut self, timeout: Duration, started: Instant) -> Self {
+        self.deadline = Some(started + timeout);
+        self.budget = timeout;
+        self
+    }
+
+    /// Do not print retries on stderr (test helpers).
+    pub fn quiet(mut self) -> Self {
+        self.quiet = true;
+        self
     }
 
     pub fn kube(&self) -> &kube::Client {
         &self.client
+    }
+
+    /// Time left before the command's deadline (`None`: no deadline).
+    pub fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
+    /// The message for a spent `--timeout`.
+    pub fn deadline_message(&self, what: &str) -> String {
+        format!(
+            "{what}: gave up, the command's --timeout of {} is spent; retry later or pass a longer --timeout",
+            humantime(self.budget)
+        )
     }
 
     async fn once(
@@ -107,6 +175,10 @@ impl Cluster {
         content_type: Option<&str>,
         body: &[u8],
     ) -> Result<Reply, Attempt> {
+        let transport = |e: String| Attempt {
+            failure: Failure::Transport(e),
+            retry_after: None,
+        };
         let mut req = Request::builder().method(method.clone()).uri(path);
         if let Some(ct) = content_type {
             req = req.header(http::header::CONTENT_TYPE, ct);
@@ -114,14 +186,12 @@ impl Cluster {
         req = req.header(http::header::ACCEPT, "application/json");
         let req = req
             .body(kube::client::Body::from(body.to_vec()))
-            .map_err(|e| Attempt {
-                failure: Failure::Transport(format!("bad request {path}: {e}")),
-                retry_after: None,
-            })?;
-        let res = self.client.send(req).await.map_err(|e| Attempt {
-            failure: Failure::Transport(e.to_string()),
-            retry_after: None,
-        })?;
+            .map_err(|e| transport(format!("{method} {path}: bad request: {e}")))?;
+        let res = self
+            .client
+            .send(req)
+            .await
+            .map_err(|e| transport(format!("{method} {path}: {e}")))?;
         let status = res.status();
         let retry_after = res
             .headers()
@@ -133,24 +203,68 @@ impl Cluster {
             .into_body()
             .collect()
             .await
-            .map_err(|e| Attempt {
-                failure: Failure::Transport(format!("reading the reply: {e}")),
-                retry_after: None,
-            })?
+            .map_err(|e| transport(format!("{method} {path}: reading the reply: {e}")))?
             .to_bytes();
-        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-        let reply = Reply { status, body };
+        let parsed = serde_json::from_slice::<Value>(&bytes);
         if status.is_success() {
-            Ok(reply)
-        } else {
-            Err(Attempt {
-                failure: Failure::Status(reply),
-                retry_after,
-            })
+            // A success whose body is not an object (a proxy's HTML page, a truncated reply)
+            // says nothing about the object: an error, never "unchanged".
+            return match parsed {
+                Ok(body @ Value::Object(_)) => Ok(Reply { status, body }),
+                _ => Err(Attempt {
+                    failure: Failure::BadReply(format!(
+                        "{method} {path}: the server answered {} with a body that is not a JSON object ({:?}); is a proxy in the way?",
+                        status.as_u16(),
+                        snippet(&bytes)
+                    )),
+                    retry_after: None,
+                }),
+            };
+        }
+        let body = parsed.unwrap_or_else(
+            |_| serde_json::json!({"message": format!("HTTP {status}: {}", snippet(&bytes))}),
+        );
+        Err(Attempt {
+            failure: Failure::Status(Reply { status, body }),
+            retry_after,
+        })
+    }
+
+    /// One attempt, bounded by the per-request timeout and the command's deadline.
+    async fn bounded(
+        &self,
+        method: &Method,
+        path: &str,
+        content_type: Option<&str>,
+        body: &[u8],
+    ) -> Result<Reply, Attempt> {
+        let limit = match self.remaining() {
+            Some(left) if left.is_zero() => {
+                return Err(Attempt {
+                    failure: Failure::Deadline(self.deadline_message(&format!("{method} {path}"))),
+                    retry_after: None,
+                });
+            }
+            Some(left) => self.retry.request_timeout.min(left),
+            None => self.retry.request_timeout,
+        };
+        match tokio::time::timeout(limit, self.once(method, path, content_type, body)).await {
+            Ok(r) => r,
+            Err(_) if self.remaining().is_some_and(|l| l.is_zero()) => Err(Attempt {
+                failure: Failure::Deadline(self.deadline_message(&format!("{method} {path}"))),
+                retry_after: None,
+            }),
+            Err(_) => Err(Attempt {
+                failure: Failure::Transport(format!(
+                    "{method} {path}: no reply within {}",
+                    humantime(limit)
+                )),
+                retry_after: None,
+            }),
         }
     }
 
-    /// Send a request, retrying what is worth retrying.
+    /// Send a request, retrying what is worth retrying, within the command's deadline.
     pub async fn request(
         &self,
         method: Method,
@@ -158,25 +272,146 @@ impl Cluster {
         content_type: Option<&str>,
         body: Vec<u8>,
     ) -> Result<Reply, Failure> {
-        let backoff = ExponentialBuilder::default()
+        let what = format!("{method} {path}");
+        self.retrying(&what, || self.bounded(&method, path, content_type, &body))
+            .await
+    }
+
+    /// Run `op` (kube's own requests: discovery) under the same retries and deadline.
+    pub async fn retry_kube<T, Fut>(&self, what: &str, op: impl Fn() -> Fut) -> Result<T, Failure>
+    where
+        Fut: std::future::Future<Output = Result<T, kube::Error>>,
+    {
+        let limit = self.retry.request_timeout;
+        self.retrying(what, || async {
+            let limit = self.remaining().map_or(limit, |left| left.min(limit));
+            match tokio::time::timeout(limit, op()).await {
+                Ok(Ok(v)) => Ok(v),
+                Ok(Err(kube::Error::Api(status))) => {
+                    let code = StatusCode::from_u16(status.code)
+                        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                    Err(Attempt {
+                        failure: Failure::Status(Reply {
+                            status: code,
+                            body: serde_json::json!({"message": format!("{what}: {}", status.message)}),
+                        }),
+                        retry_after: None,
+                    })
+                }
+                Ok(Err(e @ (kube::Error::HyperError(_) | kube::Error::Service(_)))) => {
+                    Err(Attempt {
+                        failure: Failure::Transport(format!("{what}: {e}")),
+                        retry_after: None,
+                    })
+                }
+                // A reply kube could not read: asking again gets the same.
+                Ok(Err(e)) => Err(Attempt {
+                    failure: Failure::BadReply(format!("{what}: {e}")),
+                    retry_after: None,
+                }),
+                Err(_) => Err(Attempt {
+                    failure: Failure::Transport(format!(
+                        "{what}: no reply within {}",
+                        humantime(limit)
+                    )),
+                    retry_after: None,
+                }),
+            }
+        })
+        .await
+    }
+
+    /// kf's one retry loop: backoff (or Retry-After, capped) between attempts, each retry
+    /// said on stderr, and never past the command's deadline.
+    async fn retrying<T, Fut>(
+        &self,
+        what: &str,
+        attempt_once: impl Fn() -> Fut,
+    ) -> Result<T, Failure>
+    where
+        Fut: std::future::Future<Output = Result<T, Attempt>>,
+    {
+        let attempts = self.retry.attempts.max(1);
+        let mut delays = ExponentialBuilder::default()
             .with_min_delay(self.retry.min_delay)
             .with_max_delay(self.retry.max_delay)
-            .with_max_times(self.retry.attempts.saturating_sub(1))
-            .with_jitter();
-        let max = self.retry.max_delay.max(Duration::from_secs(30));
-        (|| self.once(&method, path, content_type, &body))
-            .retry(backoff)
-            .when(retryable)
-            // Retry-After replaces the backoff's delay, but never adds an attempt.
-            .adjust(move |a: &Attempt, d| match (a.retry_after, d) {
-                (Some(after), Some(_)) => Some(after.min(max)),
-                (_, d) => d,
-            })
-            .await
-            .map_err(|a| a.failure)
+            .with_max_times(attempts - 1)
+            .with_jitter()
+            .build();
+        let mut attempt = 1;
+        loop {
+            if self.remaining().is_some_and(|l| l.is_zero()) {
+                return Err(Failure::Deadline(self.deadline_message(what)));
+            }
+            let a = match attempt_once().await {
+                Ok(r) => return Ok(r),
+                Err(a) => a,
+            };
+            if !retryable(&a) {
+                return Err(a.failure);
+            }
+            let Some(backoff) = delays.next() else {
+                return Err(a.failure);
+            };
+            // Retry-After replaces the backoff's delay (never beyond 30 s), but never adds
+            // an attempt.
+            let delay = a
+                .retry_after
+                .map_or(backoff, |after| after.min(MAX_RETRY_AFTER));
+            if let Some(left) = self.remaining()
+                && delay >= left
+            {
+                let asked = a
+                    .retry_after
+                    .map(|s| format!(" (the server asked to wait {})", humantime(s)))
+                    .unwrap_or_default();
+                return Err(Failure::Deadline(format!(
+                    "{}{asked}; last error: {}",
+                    self.deadline_message(what),
+                    a.failure
+                )));
+            }
+            if !self.quiet {
+                eprintln!(
+                    "retrying {what} in {} (attempt {} of {attempts}): {}",
+                    humantime(delay),
+                    attempt + 1,
+                    a.failure
+                );
+            }
+            tokio::time::sleep(delay).await;
+            attempt += 1;
+        }
     }
 
     pub async fn get(&self, path: &str) -> Result<Reply, Failure> {
         self.request(Method::GET, path, None, Vec::new()).await
+    }
+}
+
+/// `1.5s`, `30s`, `5m`, `250ms`: a duration for messages.
+pub fn humantime(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms.is_multiple_of(60_000) {
+        format!("{}m", ms / 60_000)
+    } else if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{:.1}s", d.as_secs_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_like_the_flags() {
+        assert_eq!(humantime(Duration::from_millis(250)), "250ms");
+        assert_eq!(humantime(Duration::from_secs(30)), "30s");
+        assert_eq!(humantime(Duration::from_secs(300)), "5m");
+        assert_eq!(humantime(Duration::from_millis(1500)), "1.5s");
     }
 }

@@ -32,28 +32,54 @@ pub fn comparable(obj: &Value) -> Value {
     v
 }
 
-/// Secret values replaced by a stable hash, so diffs and logs show that a value changed
-/// without showing it.
-pub fn redact_secrets(obj: &Value) -> Value {
-    use sha2::{Digest, Sha256};
-    let mut v = obj.clone();
-    if v["kind"] != "Secret" {
-        return v;
+/// kubectl's mask for Secret values (kubectl/pkg/cmd/diff/diff.go, `Masker`): a value
+/// that is the same on both sides is `***`; one that differs is `*** (before)` on the left
+/// and `*** (after)` on the right, so a diff shows that a value changed, never the value
+/// (not even a hash of it: a short secret's hash can be guessed).
+pub fn mask_secrets(left: Option<&Value>, right: Option<&Value>) -> (Option<Value>, Option<Value>) {
+    let is_secret = |v: Option<&Value>| v.is_some_and(|v| v["kind"] == "Secret");
+    if !is_secret(left) && !is_secret(right) {
+        return (left.cloned(), right.cloned());
     }
+    let mut l = left.cloned();
+    let mut r = right.cloned();
     for field in ["data", "stringData"] {
-        if let Some(Value::Object(m)) = v.get_mut(field) {
-            for value in m.values_mut() {
-                let text = match &*value {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                let digest = Sha256::digest(text.as_bytes());
-                let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-                *value = Value::String(format!("<redacted sha256:{hex}>"));
-            }
-        }
+        let lmap = l
+            .as_ref()
+            .and_then(|v| v.get(field))
+            .and_then(Value::as_object)
+            .cloned();
+        let rmap = r
+            .as_ref()
+            .and_then(|v| v.get(field))
+            .and_then(Value::as_object)
+            .cloned();
+        let mask = |side: &mut Option<Value>,
+                    own: &Option<serde_json::Map<String, Value>>,
+                    other: &Option<serde_json::Map<String, Value>>,
+                    changed: &str| {
+            let (Some(side), Some(own)) = (side.as_mut(), own) else {
+                return;
+            };
+            let masked: serde_json::Map<String, Value> = own
+                .iter()
+                .map(|(k, v)| {
+                    let same = other.as_ref().and_then(|o| o.get(k)) == Some(v);
+                    let shown = if same || other.is_none() && changed.is_empty() {
+                        "***".to_string()
+                    } else {
+                        format!("*** ({changed})")
+                    };
+                    (k.clone(), Value::String(shown))
+                })
+                .collect();
+            side[field] = Value::Object(masked);
+        };
+        let both = l.is_some() && r.is_some();
+        mask(&mut l, &lmap, &rmap, if both { "before" } else { "" });
+        mask(&mut r, &rmap, &lmap, if both { "after" } else { "" });
     }
-    v
+    (l, r)
 }
 
 /// A unified diff of two YAML texts, or `None` when they are equal.
@@ -84,18 +110,28 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn secrets_are_hashed_stably_and_other_kinds_untouched() {
-        let s = json!({"kind": "Secret", "data": {"password": "aHVudGVyMg=="}, "stringData": {"token": "abc"}});
-        let r = redact_secrets(&s);
-        let shown = r.to_string();
+    fn secret_values_are_masked_like_kubectl() {
+        let before =
+            json!({"kind": "Secret", "data": {"password": "aHVudGVyMg==", "user": "YQ=="}});
+        let after = json!({"kind": "Secret", "data": {"password": "bmV3", "user": "YQ=="}, "stringData": {"token": "abc"}});
+        let (l, r) = mask_secrets(Some(&before), Some(&after));
+        let (l, r) = (l.unwrap(), r.unwrap());
+        assert_eq!(l["data"]["password"], "*** (before)");
+        assert_eq!(r["data"]["password"], "*** (after)");
+        assert_eq!(
+            (&l["data"]["user"], &r["data"]["user"]),
+            (&json!("***"), &json!("***"))
+        );
+        assert_eq!(r["stringData"]["token"], "*** (after)");
+        let shown = format!("{l}{r}");
         assert!(
-            !shown.contains("aHVudGVyMg==") && !shown.contains("abc\""),
+            !shown.contains("aHVudGVyMg==") && !shown.contains("abc"),
             "{shown}"
         );
-        assert_eq!(r, redact_secrets(&s));
-        assert_ne!(r["data"]["password"], r["stringData"]["token"]);
+        let (_, only) = mask_secrets(None, Some(&after));
+        assert_eq!(only.unwrap()["data"]["password"], "***");
         let cm = json!({"kind": "ConfigMap", "data": {"password": "visible"}});
-        assert_eq!(redact_secrets(&cm), cm);
+        assert_eq!(mask_secrets(Some(&cm), None).0.unwrap(), cm);
     }
 
     #[test]

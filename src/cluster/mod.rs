@@ -3,9 +3,11 @@
 //! thread-local and not `Send`); this module only sees JSON objects.
 
 pub mod apply;
+pub mod applyset;
 pub mod client;
 pub mod diff;
 pub mod labels;
+pub mod ownership;
 pub mod prune;
 pub mod resources;
 pub mod select;
@@ -13,6 +15,7 @@ pub mod status;
 
 use crate::app::Environment;
 use crate::render::RenderedObject;
+use serde_json::Value;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterError {
@@ -39,13 +42,19 @@ pub enum ClusterError {
     Api(String),
 }
 
-/// Rendered objects with kf's labels, ready to apply.
+/// Rendered objects with kf's labels and the env's ApplySet label, ready to apply.
 pub fn prepare(objects: &[RenderedObject], app: &str, env: &Environment) -> Vec<apply::Item> {
+    let set = applyset::ApplySet::for_env(app, &env.name, &env.namespace).id();
     objects
         .iter()
         .map(|o| {
             let mut obj = o.object.clone();
             labels::add(&mut obj, app, &env.name);
+            if let Some(Value::Object(l)) =
+                obj.get_mut("metadata").and_then(|m| m.get_mut("labels"))
+            {
+                l.insert(applyset::PART_OF.into(), Value::String(set.clone()));
+            }
             apply::Item::new(obj)
         })
         .collect()

@@ -1,19 +1,24 @@
 //! `kf apply --prune` and `kf delete`: removing objects, only ever kf's own.
 //!
-//! Prune looks for objects carrying this app's and environment's kf labels that the
-//! render no longer contains. It never touches an object a controller owns (it is the
-//! controller's to delete), nor one annotated or labelled `kf.dev/prune: never`. Each
-//! deletion carries the object's UID as a precondition, so an object recreated meanwhile
-//! under the same name is left alone.
+//! Prune asks the server for objects carrying this app's and environment's kf labels that
+//! the render no longer contains, then checks every one itself (`ownership`: a server or
+//! proxy that ignores the labelSelector must not make kf delete anybody else's object).
+//! It never touches an object a controller owns (it is the controller's to delete), nor
+//! one annotated or labelled `kf.dev/prune: never`. With `-c`, only objects of the selected
+//! components are candidates. Each deletion carries the object's UID as a precondition, so
+//! an object recreated meanwhile under the same name is left alone. Deletions go in reverse
+//! apply order: custom resources before their CRDs, workloads before namespaces.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 use futures::StreamExt;
 use http::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::apply::DryRun;
+use super::apply::{DryRun, tier};
 use super::client::{Cluster, Failure};
+use super::ownership::Owner;
 use super::resources::{Resource, Resources};
 use super::{ClusterError, labels};
 
@@ -23,6 +28,8 @@ pub struct Found {
     pub resource: Resource,
     pub namespace: Option<String>,
     pub name: String,
+    /// The live object's UID: its deletion is conditional on it. None: not checked yet,
+    /// and then it is never deleted.
     pub uid: Option<String>,
 }
 
@@ -47,9 +54,20 @@ impl Found {
             self.name.clone(),
         )
     }
+
+    /// The apply tier of its kind; deletions go from the highest down.
+    pub fn tier(&self) -> u8 {
+        let api_version = if self.resource.api.group.is_empty() {
+            self.resource.api.version.clone()
+        } else {
+            format!("{}/{}", self.resource.api.group, self.resource.api.version)
+        };
+        tier(&api_version, &self.resource.api.kind)
+    }
 }
 
-fn encode(s: &str) -> String {
+/// Percent-encoding for a query parameter value.
+pub fn encode(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
             b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
@@ -71,15 +89,23 @@ fn controlled(obj: &Value) -> bool {
         .is_some_and(|refs| refs.iter().any(|r| r["controller"] == true))
 }
 
-/// kf's objects of this app and env that `keep` (identities of the render) lacks.
+/// Which objects a prune may consider.
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    /// Identities of the render (as [`Found::identity`]): never pruned.
+    pub keep: BTreeSet<(String, String, String, String)>,
+    /// With `-c`: only objects labelled `ksonnet.io/component` with one of these.
+    pub components: Option<BTreeSet<String>>,
+}
+
+/// kf's objects of this owner that the render lacks, in deletion order (reverse tiers).
 pub async fn candidates(
     cluster: &Cluster,
     resources: &Resources,
-    app: &str,
-    env: &str,
-    keep: &BTreeSet<(String, String, String, String)>,
+    owner: &Owner,
+    scope: &Scope,
 ) -> Result<Vec<Found>, ClusterError> {
-    let selector = encode(&labels::selector(app, env));
+    let selector = encode(&labels::selector(&owner.app, &owner.env));
     let selector = selector.as_str();
     let lists: Vec<(Resource, Result<Value, Failure>)> =
         futures::stream::iter(resources.prunable())
@@ -106,12 +132,16 @@ pub async fn candidates(
             }
             Err(e) => {
                 return Err(ClusterError::Api(format!(
-                    "listing {} for prune: {e}",
+                    "listing {} for prune: {e}; nothing was pruned",
                     res.kind_name()
                 )));
             }
         };
         for obj in list["items"].as_array().into_iter().flatten() {
+            // The server's filtering is not trusted: each candidate is checked again here.
+            let Ok(uid) = owner.deletable(obj) else {
+                continue;
+            };
             let found = Found {
                 resource: res.clone(),
                 namespace: obj["metadata"]["namespace"].as_str().map(str::to_string),
@@ -119,14 +149,29 @@ pub async fn candidates(
                     .as_str()
                     .unwrap_or_default()
                     .to_string(),
-                uid: obj["metadata"]["uid"].as_str().map(str::to_string),
+                uid: Some(uid),
             };
-            if keep.contains(&found.identity()) || controlled(obj) || never_prune(obj) {
+            if found.name.is_empty()
+                || scope.keep.contains(&found.identity())
+                || controlled(obj)
+                || never_prune(obj)
+            {
                 continue;
+            }
+            if let Some(components) = &scope.components {
+                let component = obj["metadata"]["labels"][crate::render::COMPONENT_LABEL]
+                    .as_str()
+                    .unwrap_or_default();
+                if !components.contains(component) {
+                    continue;
+                }
             }
             out.push(found);
         }
     }
+    // Stable: higher tiers first (custom resources before CRDs, workloads before
+    // namespaces), the discovery order within a tier.
+    out.sort_by_key(|f| std::cmp::Reverse(f.tier()));
     Ok(out)
 }
 
@@ -138,60 +183,117 @@ pub struct Deleted {
 }
 
 impl Deleted {
+    /// `verb` is "pruned" or "deleted"; a dry run says "would be pruned" / "would delete".
     pub fn line(&self, verb: &str, dry_run: DryRun) -> String {
-        let suffix = if dry_run == DryRun::None {
-            ""
-        } else {
-            " (dry run)"
+        let suffix = match dry_run {
+            DryRun::None => "",
+            DryRun::Client => " (dry run)",
+            DryRun::Server => " (server dry run)",
         };
         match &self.result {
-            Ok(true) => format!("{} {verb}{suffix}", self.id),
-            Ok(false) => format!("{} already gone", self.id),
+            Ok(true) if dry_run == DryRun::None => format!("{} {verb}", self.id),
+            Ok(true) if verb == "deleted" => format!("{} would delete{suffix}", self.id),
+            Ok(true) => format!("{} would be {verb}{suffix}", self.id),
+            Ok(false) => format!("{} already gone or replaced, left alone", self.id),
             Err(e) => format!("{} failed: {e}", self.id),
         }
     }
 }
 
-/// Delete objects (foreground propagation, UID preconditions where known); NotFound
-/// counts as done.
+async fn delete_one(cluster: &Cluster, f: Found, dry_run: DryRun) -> Deleted {
+    let id = f.id();
+    // Without a UID the deletion could hit an object recreated under the name by someone
+    // else; kf never sends one.
+    let Some(uid) = &f.uid else {
+        return Deleted {
+            id,
+            result: Err("no UID known for it; not deleted".into()),
+        };
+    };
+    if dry_run == DryRun::Client {
+        return Deleted {
+            id,
+            result: Ok(true),
+        };
+    }
+    let mut path = f.resource.path(f.namespace.as_deref(), Some(&f.name));
+    if dry_run == DryRun::Server {
+        path.push_str("?dryRun=All");
+    }
+    let options = json!({"kind": "DeleteOptions", "apiVersion": "v1",
+        "propagationPolicy": "Foreground", "preconditions": { "uid": uid }});
+    let body = serde_json::to_vec(&options).unwrap_or_default();
+    let result = match cluster
+        .request(Method::DELETE, &path, Some("application/json"), body)
+        .await
+    {
+        Ok(_) => Ok(true),
+        Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => Ok(false),
+        // Recreated meanwhile (another UID): not the object kf meant; left alone.
+        Err(Failure::Status(r))
+            if r.status == StatusCode::CONFLICT && r.message().contains("Precondition") =>
+        {
+            Ok(false)
+        }
+        Err(e) => Err(format!("DELETE {path}: {e}")),
+    };
+    Deleted { id, result }
+}
+
+/// Delete objects tier by tier, highest tier first (foreground propagation, UID
+/// preconditions); objects of one tier go in parallel. NotFound counts as done. `report`
+/// hears each result as its tier finishes.
 pub async fn delete(
     cluster: &Cluster,
     objects: Vec<Found>,
     dry_run: DryRun,
     concurrency: usize,
+    report: &mut dyn FnMut(&Deleted),
 ) -> Vec<Deleted> {
-    futures::stream::iter(objects)
-        .map(|f| async move {
-            let id = f.id();
-            if dry_run == DryRun::Client {
-                return Deleted { id, result: Ok(true) };
+    let mut tiers: Vec<Vec<Found>> = vec![Vec::new(); 6];
+    for f in objects {
+        let t = usize::from(f.tier()).min(5);
+        tiers[t].push(f);
+    }
+    let mut all = Vec::new();
+    for objects in tiers.into_iter().rev() {
+        let done: Vec<Deleted> = futures::stream::iter(objects)
+            .map(|f| delete_one(cluster, f, dry_run))
+            .buffered(concurrency.max(1))
+            .collect()
+            .await;
+        for d in &done {
+            report(d);
+        }
+        all.extend(done);
+    }
+    all
+}
+
+/// Wait until none of `objects` is on the cluster (foreground deletion takes a while:
+/// the dependents go first). Returns the ones still there when the command's deadline
+/// (or `limit`) passes.
+pub async fn wait_gone(cluster: &Cluster, objects: &[Found], limit: Duration) -> Vec<String> {
+    let start = std::time::Instant::now();
+    let mut left: Vec<&Found> = objects.iter().collect();
+    loop {
+        let mut still = Vec::new();
+        for f in left {
+            let path = f.resource.path(f.namespace.as_deref(), Some(&f.name));
+            match cluster.get(&path).await {
+                Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => {}
+                Ok(live) if live.body["metadata"]["uid"].as_str() != f.uid.as_deref() => {}
+                _ => still.push(f),
             }
-            let mut path = f.resource.path(f.namespace.as_deref(), Some(&f.name));
-            if dry_run == DryRun::Server {
-                path.push_str("?dryRun=All");
-            }
-            let mut options = json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Foreground"});
-            if let Some(uid) = &f.uid {
-                options["preconditions"] = json!({ "uid": uid });
-            }
-            let body = serde_json::to_vec(&options).unwrap_or_default();
-            let result = match cluster
-                .request(Method::DELETE, &path, Some("application/json"), body)
-                .await
-            {
-                Ok(_) => Ok(true),
-                Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => Ok(false),
-                // Recreated meanwhile (another UID): not the object kf meant; left alone.
-                Err(Failure::Status(r))
-                    if r.status == StatusCode::CONFLICT && r.message().contains("Precondition") =>
-                {
-                    Ok(false)
-                }
-                Err(e) => Err(e.to_string()),
-            };
-            Deleted { id, result }
-        })
-        .buffered(concurrency.max(1))
-        .collect()
-        .await
+        }
+        left = still;
+        let out_of_time =
+            start.elapsed() >= limit || cluster.remaining().is_some_and(|r| r.is_zero());
+        if left.is_empty() || out_of_time {
+            return left.iter().map(|f| f.id()).collect();
+        }
+        let pause = Duration::from_millis(500);
+        let pause = cluster.remaining().map_or(pause, |r| pause.min(r));
+        tokio::time::sleep(pause).await;
+    }
 }

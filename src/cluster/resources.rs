@@ -3,6 +3,7 @@
 use kube::discovery::{ApiResource, Discovery, Scope};
 
 use super::ClusterError;
+use super::client::Cluster;
 
 /// A kind the cluster serves.
 #[derive(Debug, Clone)]
@@ -53,16 +54,31 @@ impl Resources {
     /// Aggregated discovery (one request per group list) where the server offers it; a
     /// server without it gives kube an empty answer, not an error, so fall back to the
     /// classic per-group-version walk then.
-    pub async fn discover(client: &kube::Client) -> Result<Resources, ClusterError> {
-        if let Ok(d) = Discovery::new(client.clone()).run_aggregated().await
+    ///
+    /// Discovery goes through kube's client, under kf's retries and the command's
+    /// deadline (`Cluster::retry_kube`).
+    pub async fn discover(cluster: &Cluster) -> Result<Resources, ClusterError> {
+        let client = cluster.kube().clone();
+        let aggregated = cluster
+            .retry_kube("discovery (aggregated)", || {
+                Discovery::new(client.clone()).run_aggregated()
+            })
+            .await;
+        if let Ok(d) = aggregated
             && d.groups().next().is_some()
         {
             return Ok(Resources { discovery: d });
         }
-        let d = Discovery::new(client.clone())
-            .run()
+        let d = cluster
+            .retry_kube("discovery (/api, /apis)", || {
+                Discovery::new(client.clone()).run()
+            })
             .await
-            .map_err(|e| ClusterError::Api(format!("discovery failed: {e}")))?;
+            .map_err(|e| {
+                ClusterError::Api(format!(
+                    "{e}; check the server is up and the credentials may list API groups"
+                ))
+            })?;
         Ok(Resources { discovery: d })
     }
 

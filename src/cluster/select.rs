@@ -16,6 +16,8 @@ pub struct ConnectOptions {
     pub kubeconfig: Option<PathBuf>,
     /// `--context`: use this context (its cluster must still be the env's server).
     pub context: Option<String>,
+    /// `--request-timeout`: one request's longest wait for its reply (default 30 s).
+    pub request_timeout: Option<std::time::Duration>,
 }
 
 /// `https://Host:443/` and `https://host` are the same server.
@@ -111,11 +113,102 @@ pub fn choose_context(
     }
 }
 
-/// Read the kubeconfig, choose the context and build a client for it.
+/// Where a kubeconfig comes from when `--kubeconfig` is not given: `KUBECONFIG`, else
+/// `~/.kube/config` if it exists; `None` means none is there, and kf falls back to the
+/// in-cluster config when it runs in a pod (as client-go's `BuildConfigFromFlags` does).
+fn kubeconfig_present() -> bool {
+    if std::env::var_os("KUBECONFIG").is_some_and(|v| !v.is_empty()) {
+        return true;
+    }
+    std::env::var_os("HOME")
+        .map(|h| PathBuf::from(h).join(".kube/config"))
+        .is_some_and(|p| p.exists())
+}
+
+/// client-go trims whitespace around a token read from a file
+/// (k8s.io/client-go/transport/token_source.go, `strings.TrimSpace`); kube 5 does not, and a
+/// token file ending in a newline (what `echo` and most editors write) makes an invalid
+/// Authorization header. kf reads the file once and uses the trimmed token.
+fn trim_token_file(config: &mut kube::Config) -> Result<(), ClusterError> {
+    if config.auth_info.token.is_some() {
+        return Ok(());
+    }
+    let Some(file) = config.auth_info.token_file.clone() else {
+        return Ok(());
+    };
+    let token = std::fs::read_to_string(&file).map_err(|e| {
+        ClusterError::Config(format!(
+            "cannot read the token file {file} named by the kubeconfig: {e}"
+        ))
+    })?;
+    // AuthInfo's token is a secret type kf has no other use for; build it the way a
+    // kubeconfig would spell it.
+    let parsed: kube::config::AuthInfo =
+        serde_json::from_value(serde_json::json!({ "token": token.trim() }))
+            .map_err(|e| ClusterError::Config(format!("token file {file}: {e}")))?;
+    config.auth_info.token = parsed.token;
+    config.auth_info.token_file = None;
+    Ok(())
+}
+
+/// kf's settings on every client: no retries of kube's own (kf's client has the one retry
+/// layer), and a read timeout so a server that accepts a request and never answers
+/// cannot hang kf (the per-request timeout also bounds discovery, which bypasses kf's).
+fn tune(config: &mut kube::Config, request_timeout: std::time::Duration) {
+    config.default_retry = false;
+    config.read_timeout = Some(request_timeout);
+    config.connect_timeout = Some(request_timeout.min(std::time::Duration::from_secs(10)));
+}
+
+/// The in-cluster config (a pod's service account), when kf runs in a pod and there is no
+/// kubeconfig. The env's server must still be the cluster's own API server.
+fn in_cluster(env: &Environment) -> Result<Option<kube::Config>, ClusterError> {
+    if std::env::var_os("KUBERNETES_SERVICE_HOST").is_none() {
+        return Ok(None);
+    }
+    let config = kube::Config::incluster().map_err(|e| {
+        ClusterError::Config(format!(
+            "no kubeconfig, and the in-cluster config (KUBERNETES_SERVICE_HOST and the service account token) cannot be used: {e}; pass --kubeconfig"
+        ))
+    })?;
+    let url = config.cluster_url.to_string();
+    let wanted = normalize_server(&env.server);
+    let known = [
+        normalize_server(&url),
+        "https://kubernetes.default.svc".to_string(),
+        "https://kubernetes.default.svc.cluster.local".to_string(),
+    ];
+    if !known.contains(&wanted) {
+        return Err(ClusterError::WrongCluster {
+            env: env.name.clone(),
+            env_server: env.server.clone(),
+            context: "in-cluster".into(),
+            context_server: url,
+        });
+    }
+    Ok(Some(config))
+}
+
+/// Read the kubeconfig (or, in a pod without one, the in-cluster config), choose the
+/// context and build a client for it.
 pub async fn connect(
     env: &Environment,
     options: &ConnectOptions,
 ) -> Result<(kube::Client, String), ClusterError> {
+    let request_timeout = options
+        .request_timeout
+        .unwrap_or(std::time::Duration::from_secs(30));
+    if options.kubeconfig.is_none()
+        && options.context.is_none()
+        && !kubeconfig_present()
+        && let Some(mut config) = in_cluster(env)?
+    {
+        tune(&mut config, request_timeout);
+        trim_token_file(&mut config)?;
+        let client = kube::Client::try_from(config)
+            .map_err(|e| ClusterError::Config(format!("in-cluster config: {e}")))?;
+        return Ok((client, "in-cluster".into()));
+    }
     let kc = match &options.kubeconfig {
         Some(path) => Kubeconfig::read_from(path).map_err(|e| {
             ClusterError::Config(format!(
@@ -132,7 +225,7 @@ pub async fn connect(
         })?,
     };
     let context = choose_context(&kc, env, options.context.as_deref())?;
-    let config = kube::Config::from_custom_kubeconfig(
+    let mut config = kube::Config::from_custom_kubeconfig(
         kc,
         &KubeConfigOptions {
             context: Some(context.clone()),
@@ -142,8 +235,18 @@ pub async fn connect(
     )
     .await
     .map_err(|e| ClusterError::Config(format!("context '{context}': {e}")))?;
-    let client = kube::Client::try_from(config)
-        .map_err(|e| ClusterError::Config(format!("context '{context}': {e}")))?;
+    tune(&mut config, request_timeout);
+    trim_token_file(&mut config)?;
+    let client = kube::Client::try_from(config).map_err(|e| {
+        ClusterError::Config(format!(
+            "context '{context}': {e}{}",
+            if e.to_string().contains("proxy") {
+                "; this kf is built without kube's proxy features, so a kubeconfig proxy-url cannot be used: reach the API server directly (or set the env's server to a `kubectl proxy` address)"
+            } else {
+                ""
+            }
+        ))
+    })?;
     Ok((client, context))
 }
 

@@ -69,6 +69,12 @@ const TRAINING_JOBS: &[&str] = &[
     "Caffe2Job",
 ];
 
+/// Kinds that run to completion: `--wait` only needs them to exist and not have failed;
+/// `--wait-for-jobs` waits until they finish (Helm's flag).
+pub fn is_job(kind: &str) -> bool {
+    matches!(kind, "Job" | "TrainJob" | "Workflow") || TRAINING_JOBS.contains(&kind)
+}
+
 /// How ready a live object is, and a word on why.
 pub fn readiness(obj: &Value) -> (State, String) {
     let kind = obj["kind"].as_str().unwrap_or_default();
@@ -91,8 +97,16 @@ pub fn readiness(obj: &Value) -> (State, String) {
             {
                 return (State::Failed, message(obj, "Progressing"));
             }
-            let detail = format!("{ready}/{want} ready, {updated} updated");
-            if observed && updated >= want && ready >= want {
+            // kubectl's rollout status (kubectl/pkg/polymorphichelpers/rollout_status.go): not
+            // done while old replicas still run (status.replicas above updatedReplicas).
+            let total = status["replicas"].as_i64().unwrap_or(updated);
+            let old = (total - updated).max(0);
+            let detail = if old > 0 {
+                format!("{ready}/{want} ready, {updated} updated, {old} old pending termination")
+            } else {
+                format!("{ready}/{want} ready, {updated} updated")
+            };
+            if observed && updated >= want && ready >= want && old == 0 {
                 (State::Ready, detail)
             } else {
                 (State::InProgress, detail)
@@ -138,8 +152,16 @@ pub fn readiness(obj: &Value) -> (State, String) {
                 (State::Ready, "complete".into())
             } else if condition_true(obj, "Failed") {
                 (State::Failed, message(obj, "Failed"))
-            } else {
+            } else if condition_true(obj, "Suspended") {
+                (State::InProgress, "suspended".into())
+            } else if status["jobsStatus"]
+                .as_array()
+                .is_some_and(|jobs| jobs.iter().any(|j| int(&j["active"]) > 0))
+            {
                 (State::InProgress, "running".into())
+            } else {
+                // No status yet: the controller has not started it.
+                (State::InProgress, "pending".into())
             }
         }
         "InferenceService" | "SeldonDeployment" => {
@@ -227,25 +249,37 @@ pub async fn check_all(cluster: &Cluster, objects: &[Watched]) -> Vec<(State, St
         .await
 }
 
-/// Poll until every object is settled or `timeout` passes; `progress` hears each round.
+/// Poll until `done` says so of every object, or `timeout` passes; `progress` hears each
+/// round.
 pub async fn wait(
     cluster: &Cluster,
     objects: &[Watched],
     timeout: Duration,
     interval: Duration,
+    done: &dyn Fn(&Watched, State) -> bool,
     progress: &mut dyn FnMut(&[Readiness]),
 ) -> (Vec<(State, String)>, bool) {
     let start = Instant::now();
     loop {
         let states = check_all(cluster, objects).await;
         progress(&states);
-        if states.iter().all(|(s, _)| s.settled()) {
+        if objects.iter().zip(&states).all(|(w, (s, _))| done(w, *s)) {
             return (states, true);
         }
-        if start.elapsed() >= timeout {
+        let left = timeout.saturating_sub(start.elapsed());
+        if left.is_zero() {
             return (states, false);
         }
-        tokio::time::sleep(interval.min(timeout.saturating_sub(start.elapsed()))).await;
+        tokio::time::sleep(interval.min(left)).await;
+        // No last round the command's deadline would cut short: its reads would fail and
+        // hide the states seen.
+        if start.elapsed() >= timeout
+            && cluster
+                .remaining()
+                .is_some_and(|r| r < Duration::from_millis(500))
+        {
+            return (states, false);
+        }
     }
 }
 
@@ -278,6 +312,27 @@ mod tests {
             (s, detail.as_str()),
             (State::InProgress, "1/3 ready, 3 updated")
         );
+        // A rollout with the old ReplicaSet's pods still running is not done.
+        let (s, detail) = readiness(&d(
+            json!({"observedGeneration": 2, "replicas": 4, "updatedReplicas": 3, "availableReplicas": 3}),
+        ));
+        assert_eq!(
+            (s, detail.as_str()),
+            (
+                State::InProgress,
+                "3/3 ready, 3 updated, 1 old pending termination"
+            )
+        );
+    }
+
+    #[test]
+    fn a_trainjob_without_status_is_pending_not_running() {
+        let (s, d) = readiness(&json!({"kind": "TrainJob", "metadata": {"name": "t"}}));
+        assert_eq!((s, d.as_str()), (State::InProgress, "pending"));
+        let running =
+            json!({"kind": "TrainJob", "status": {"jobsStatus": [{"name": "node", "active": 2}]}});
+        assert_eq!(readiness(&running).1, "running");
+        assert!(is_job("TFJob") && is_job("Job") && !is_job("Deployment"));
     }
 
     #[test]

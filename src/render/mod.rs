@@ -47,6 +47,8 @@ pub struct RenderOptions {
     /// Files evaluated from memory instead of disk (canonical path → contents), to check
     /// an edit before writing it.
     pub overlay: Vec<(PathBuf, String)>,
+    /// `-n`: render for this namespace instead of the environment's (kubectl's flag).
+    pub namespace: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -321,8 +323,11 @@ pub fn render(
     env_name: &str,
     options: &RenderOptions,
 ) -> Result<Vec<RenderedObject>, RenderError> {
-    let env = app.environment(env_name)?;
+    let mut env = app.environment(env_name)?;
     check_env_folder(app, &env)?;
+    if let Some(ns) = &options.namespace {
+        env.namespace = ns.clone();
+    }
     let engine = new_engine(app, &env, options);
     let modules = target_modules(app, &env, &engine)?;
     let all = app.components()?;

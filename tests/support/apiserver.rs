@@ -1,18 +1,29 @@
 //! A small Kubernetes API server for tests, started in-process on 127.0.0.1 (no
-//! kube-apiserver can run on these machines).
+//! kube-apiserver can run on these machines). Faithful where kf's safety depends on it.
 //!
 //! What it models: discovery (`/api`, `/apis`, per group-version resource lists; it has no
 //! aggregated discovery, like older servers), namespaced and cluster-scoped objects with
-//! UIDs, resourceVersions and generations, GET/LIST (equality label selectors)/DELETE,
-//! server-side apply (`application/apply-patch+yaml`) with field managers, conflicts (409
-//! unless `force=true`) and removal of fields a manager stops applying, `dryRun=All`, CRDs
-//! that become Established and add their kind to discovery, and injected faults (status
-//! codes, 429 with Retry-After, dropped connections, slow replies).
+//! UIDs, resourceVersions and generations; namespaces that must exist before objects go in
+//! them; GET, LIST (equality label selectors, or ignoring them on request, as a broken proxy
+//! would), DELETE with `preconditions.uid` (409 on a mismatch, as the real server) and
+//! `propagationPolicy` (Foreground/Background delete dependents by ownerReferences' UID,
+//! Orphan keeps them without the reference), recorded per request; server-side apply
+//! (`application/apply-patch+yaml`) with field managers, conflicts (409 unless
+//! `force=true`), removal of fields a manager stops applying, associative lists merged by key
+//! (containers, initContainers, volumes and env by `name`, ports by `containerPort`/`port`,
+//! volumeMounts by `mountPath`), managedFields in the real `FieldsV1` format (`f:`/`k:`
+//! keys); `dryRun=All`; a status subresource (an apply to the object never changes
+//! `.status`; tests set it with `set_status`, as a controller would); CRDs that become
+//! Established at once, after a delay, or never (`crd_established`), and serve their kind
+//! only once Established; injected faults (any status code such as 429/503/504 with
+//! Retry-After, a 200 with a body that is not JSON, dropped connections, slow or hanging
+//! replies).
 //!
-//! What it does not model: admission, defaulting and validation, strategic merge of lists
-//! (a list is owned and replaced as a whole, where the real server merges lists of
-//! containers, ports… by key), status subresources, watches, garbage collection of
-//! dependents, authentication and authorization, and PATCH types other than apply.
+//! What it does not model: admission, defaulting and validation; the order of merged list
+//! items (they come back sorted by key); lists of scalars with set semantics; the
+//! deletionTimestamp/finalizer phase of a foreground deletion (dependents and the object go
+//! at once); watches; authentication and authorization; PATCH types other than apply, and
+//! PUT/POST.
 
 #![allow(dead_code)]
 
@@ -75,8 +86,19 @@ pub struct Fault {
     pub drop: bool,
     /// Wait before handling the request.
     pub delay: Option<Duration>,
+    /// Reply 200 with this body (and `text/html`) instead of handling the request.
+    pub body: Option<String>,
     /// How many requests it hits; then it is spent.
     pub times: usize,
+}
+
+/// When a new CRD becomes Established.
+#[derive(Debug, Clone, Copy, Default)]
+pub enum CrdEstablished {
+    #[default]
+    Immediately,
+    After(Duration),
+    Never,
 }
 
 #[derive(Default)]
@@ -90,6 +112,14 @@ pub struct State {
     pub requests: Vec<(String, String)>,
     /// When each of `requests` arrived.
     arrivals: Vec<std::time::Instant>,
+    /// The body of every DELETE, with its path.
+    pub delete_bodies: Vec<(String, Value)>,
+    /// Every request's Authorization header ("" when none).
+    authorizations: Vec<String>,
+    ignore_label_selector: bool,
+    crd_established: CrdEstablished,
+    /// CRDs not Established yet, with when they were created.
+    pending_crds: Vec<(Key, std::time::Instant)>,
 }
 
 pub struct ApiServer {
@@ -237,7 +267,7 @@ impl ApiServer {
             .unwrap()
             .objects
             .get(&key)
-            .map(|s| s.object.clone())
+            .map(|s| denormalize(&s.object))
     }
 
     /// Store an object as another tool would (its own field manager).
@@ -255,6 +285,62 @@ impl ApiServer {
 
     pub fn count(&self) -> usize {
         self.state.lock().unwrap().objects.len()
+    }
+
+    /// From now on, LIST returns every object of the kind, whatever the labelSelector (a
+    /// proxy or old server that drops the parameter).
+    pub fn ignore_label_selector(&self) {
+        self.state.lock().unwrap().ignore_label_selector = true;
+    }
+
+    /// When CRDs applied from now on become Established.
+    pub fn crd_established(&self, when: CrdEstablished) {
+        self.state.lock().unwrap().crd_established = when;
+    }
+
+    /// Set an object's status, as its controller would through the status subresource.
+    pub fn set_status(
+        &self,
+        group: &str,
+        plural: &str,
+        namespace: &str,
+        name: &str,
+        status: Value,
+    ) {
+        let mut st = self.state.lock().unwrap();
+        let key = Key {
+            group: group.into(),
+            plural: plural.into(),
+            namespace: namespace.into(),
+            name: name.into(),
+        };
+        st.rv += 1;
+        let rv = st.rv.to_string();
+        if let Some(stored) = st.objects.get_mut(&key) {
+            stored.object["status"] = status;
+            stored.object["metadata"]["resourceVersion"] = Value::String(rv);
+        }
+    }
+
+    /// Remove an object as another tool would (no dependents touched).
+    pub fn remove(&self, group: &str, plural: &str, namespace: &str, name: &str) {
+        let key = Key {
+            group: group.into(),
+            plural: plural.into(),
+            namespace: namespace.into(),
+            name: name.into(),
+        };
+        self.state.lock().unwrap().objects.remove(&key);
+    }
+
+    /// The Authorization headers received, in order.
+    pub fn authorizations(&self) -> Vec<String> {
+        self.state.lock().unwrap().authorizations.clone()
+    }
+
+    /// DELETE bodies (DeleteOptions) received, with their paths.
+    pub fn delete_bodies(&self) -> Vec<(String, Value)> {
+        self.state.lock().unwrap().delete_bodies.clone()
     }
 }
 
@@ -277,6 +363,13 @@ async fn handle(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Reply {
         st.requests
             .push((method.to_string(), format!("{path}?{query}")));
         st.arrivals.push(std::time::Instant::now());
+        let auth = req
+            .headers()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string();
+        st.authorizations.push(auth);
         let hit = st.faults.iter_mut().find(|f| {
             f.times > 0 && path.contains(&f.path) && f.method.as_ref().is_none_or(|m| *m == method)
         });
@@ -291,6 +384,13 @@ async fn handle(state: Arc<Mutex<State>>, req: Request<Incoming>) -> Reply {
         }
         if f.drop {
             return Err(std::io::Error::other("injected: connection dropped"));
+        }
+        if let Some(text) = &f.body {
+            return Ok(Response::builder()
+                .status(StatusCode::OK)
+                .header("content-type", "text/html")
+                .body(Full::new(Bytes::from(text.clone())))
+                .unwrap());
         }
         if let Some(code) = f.status {
             let code = StatusCode::from_u16(code).unwrap();
@@ -430,6 +530,7 @@ fn route(
     query: &str,
     body: &[u8],
 ) -> (StatusCode, Value) {
+    establish_due_crds(st);
     if *method == Method::GET
         && let Some(v) = discovery(st, path)
     {
@@ -467,10 +568,12 @@ fn route(
                 })
                 .map(|(_, s)| s.object.clone())
                 .filter(|o| {
-                    selector
-                        .iter()
-                        .all(|(k, v)| o["metadata"]["labels"][k] == *v)
+                    st.ignore_label_selector
+                        || selector
+                            .iter()
+                            .all(|(k, v)| o["metadata"]["labels"][k] == *v)
                 })
+                .map(|o| denormalize(&o))
                 .collect();
             (
                 StatusCode::OK,
@@ -485,7 +588,7 @@ fn route(
                 name: name.clone(),
             };
             match st.objects.get(&key) {
-                Some(s) => (StatusCode::OK, s.object.clone()),
+                Some(s) => (StatusCode::OK, denormalize(&s.object)),
                 None => status(
                     StatusCode::NOT_FOUND,
                     "NotFound",
@@ -500,25 +603,38 @@ fn route(
                 namespace,
                 name: name.clone(),
             };
-            if !st.objects.contains_key(&key) {
+            let options: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+            st.delete_bodies
+                .push((format!("{path}?{query}"), options.clone()));
+            let Some(stored) = st.objects.get(&key) else {
                 return status(
                     StatusCode::NOT_FOUND,
                     "NotFound",
                     &format!("{} \"{name}\" not found", kind.plural),
                 );
+            };
+            let uid = stored.object["metadata"]["uid"].clone();
+            if let Some(want) = options["preconditions"]["uid"].as_str()
+                && uid != want
+            {
+                return status(
+                    StatusCode::CONFLICT,
+                    "Conflict",
+                    &format!(
+                        "Operation cannot be fulfilled on {} \"{name}\": Precondition failed: UID in precondition: {want}, UID in object meta: {}",
+                        kind.plural,
+                        uid.as_str().unwrap_or_default()
+                    ),
+                );
             }
             if dry_run {
-                return (StatusCode::OK, st.objects[&key].object.clone());
+                return (StatusCode::OK, denormalize(&stored.object));
             }
-            let gone = st.objects.remove(&key).unwrap();
-            if kind.kind == "CustomResourceDefinition" {
-                let plural = gone.object["spec"]["names"]["plural"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
-                st.kinds
-                    .retain(|k| k.plural != plural || k.group != gone.object["spec"]["group"]);
-            }
+            let policy = options["propagationPolicy"]
+                .as_str()
+                .unwrap_or("Background")
+                .to_string();
+            remove_object(st, &key, &policy);
             (
                 StatusCode::OK,
                 json!({"kind": "Status", "apiVersion": "v1", "status": "Success"}),
@@ -547,6 +663,13 @@ fn route(
                 );
             };
             let force = query_param(query, "force") == Some("true");
+            if kind.namespaced && !namespace_exists(st, &namespace) {
+                return status(
+                    StatusCode::NOT_FOUND,
+                    "NotFound",
+                    &format!("namespaces \"{namespace}\" not found"),
+                );
+            }
             let key = Key {
                 group: kind.group.clone(),
                 plural: kind.plural.clone(),
@@ -560,6 +683,180 @@ fn route(
             "MethodNotAllowed",
             "not supported by the test server",
         ),
+    }
+}
+
+fn namespace_exists(st: &State, namespace: &str) -> bool {
+    st.objects
+        .keys()
+        .any(|k| k.group.is_empty() && k.plural == "namespaces" && k.name == namespace)
+}
+
+/// Remove an object and, by `policy`, its dependents (ownerReferences by UID); a
+/// Namespace takes its objects with it; a CRD its kind.
+fn remove_object(st: &mut State, key: &Key, policy: &str) {
+    let Some(gone) = st.objects.remove(key) else {
+        return;
+    };
+    st.rv += 1;
+    let uid = gone.object["metadata"]["uid"].clone();
+    let dependents: Vec<Key> = st
+        .objects
+        .iter()
+        .filter(|(_, s)| {
+            s.object["metadata"]["ownerReferences"]
+                .as_array()
+                .is_some_and(|refs| refs.iter().any(|r| r["uid"] == uid))
+        })
+        .map(|(k, _)| k.clone())
+        .collect();
+    for d in dependents {
+        if policy == "Orphan" {
+            if let Some(s) = st.objects.get_mut(&d)
+                && let Some(refs) = s.object["metadata"]["ownerReferences"].as_array_mut()
+            {
+                refs.retain(|r| r["uid"] != uid);
+            }
+        } else {
+            remove_object(st, &d, policy);
+        }
+    }
+    if key.group.is_empty() && key.plural == "namespaces" {
+        let inside: Vec<Key> = st
+            .objects
+            .keys()
+            .filter(|k| k.namespace == key.name)
+            .cloned()
+            .collect();
+        for k in inside {
+            remove_object(st, &k, policy);
+        }
+    }
+    if gone.object["kind"] == "CustomResourceDefinition" {
+        let plural = gone.object["spec"]["names"]["plural"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        st.kinds
+            .retain(|k| k.plural != plural || k.group != gone.object["spec"]["group"]);
+        st.pending_crds.retain(|(k, _)| k != key);
+    }
+}
+
+/// The key of an associative list's items (SSA's `x-kubernetes-list-map-keys` for the
+/// lists kf's objects use), when every item is an object that has it.
+fn merge_key(field: &str, items: &[Value]) -> Option<&'static str> {
+    let key = match field {
+        "containers"
+        | "initContainers"
+        | "ephemeralContainers"
+        | "volumes"
+        | "env"
+        | "imagePullSecrets" => "name",
+        "volumeMounts" => "mountPath",
+        "ports" if items.iter().all(|i| i.get("containerPort").is_some()) => "containerPort",
+        "ports" => "port",
+        _ => return None,
+    };
+    (!items.is_empty() && items.iter().all(|i| i.get(key).is_some())).then_some(key)
+}
+
+/// Associative lists as maps keyed `k:{"name":"web"}` (fieldsV1's spelling), so that
+/// ownership, conflicts and merges work item by item.
+fn normalize(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, child)| {
+                    let child = match child {
+                        Value::Array(items) => match merge_key(k, items) {
+                            Some(mk) => Value::Object(
+                                items
+                                    .iter()
+                                    .map(|item| {
+                                        (format!("k:{}", json!({ mk: item[mk] })), normalize(item))
+                                    })
+                                    .collect(),
+                            ),
+                            None => child.clone(),
+                        },
+                        other => normalize(other),
+                    };
+                    (k.clone(), child)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// The stored form back as the API serves it.
+fn denormalize(v: &Value) -> Value {
+    match v {
+        Value::Object(o) if !o.is_empty() && o.keys().all(|k| k.starts_with("k:")) => {
+            Value::Array(o.values().map(denormalize).collect())
+        }
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, child)| (k.clone(), denormalize(child)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Kinds whose `.status` is a subresource: an apply to the object leaves it alone.
+fn has_status_subresource(kind: &str) -> bool {
+    matches!(
+        kind,
+        "Deployment"
+            | "StatefulSet"
+            | "DaemonSet"
+            | "Job"
+            | "Pod"
+            | "PersistentVolumeClaim"
+            | "Service"
+            | "Namespace"
+            | "CustomResourceDefinition"
+    )
+}
+
+/// Mark a CRD Established and serve its kind.
+fn establish(st: &mut State, key: &Key) {
+    let Some(stored) = st.objects.get_mut(key) else {
+        return;
+    };
+    stored.object["status"] = json!({"conditions": [{"type": "Established", "status": "True"}, {"type": "NamesAccepted", "status": "True"}]});
+    let spec = stored.object["spec"].clone();
+    for v in spec["versions"].as_array().into_iter().flatten() {
+        let k = kind(
+            spec["group"].as_str().unwrap_or_default(),
+            v["name"].as_str().unwrap_or_default(),
+            spec["names"]["kind"].as_str().unwrap_or_default(),
+            spec["names"]["plural"].as_str().unwrap_or_default(),
+            spec["scope"] == "Namespaced",
+        );
+        if !st
+            .kinds
+            .iter()
+            .any(|x| x.group == k.group && x.version == k.version && x.plural == k.plural)
+        {
+            st.kinds.push(k);
+        }
+    }
+}
+
+fn establish_due_crds(st: &mut State) {
+    let now = std::time::Instant::now();
+    let due: Vec<Key> = st
+        .pending_crds
+        .iter()
+        .filter(|(_, at)| *at <= now)
+        .map(|(k, _)| k.clone())
+        .collect();
+    st.pending_crds.retain(|(_, at)| *at > now);
+    for k in due {
+        establish(st, &k);
     }
 }
 
@@ -629,12 +926,31 @@ fn remove_at(v: &mut Value, path: &[String]) {
     }
 }
 
+/// managedFields as the API server writes them: one entry per manager, its fields as a
+/// `FieldsV1` tree (`{"f:data": {"f:mode": {}}}`, list items as `k:{"name":"web"}`).
 fn managed_fields(managers: &BTreeMap<String, BTreeSet<Vec<String>>>) -> Value {
     Value::Array(
         managers
             .iter()
-            .map(|(m, paths)| json!({"manager": m, "operation": "Apply", "fieldsType": "FieldsV1",
-                                     "fieldsV1": paths.iter().map(|p| format!(".{}", p.join("."))).collect::<Vec<_>>()}))
+            .map(|(m, paths)| {
+                let mut tree = json!({});
+                for p in paths {
+                    let mut cur = &mut tree;
+                    for seg in p {
+                        let key = if seg.starts_with("k:") {
+                            seg.clone()
+                        } else {
+                            format!("f:{seg}")
+                        };
+                        if cur.get(&key).is_none() {
+                            cur[key.as_str()] = json!({});
+                        }
+                        cur = cur.get_mut(&key).unwrap();
+                    }
+                }
+                json!({"manager": m, "operation": "Apply", "apiVersion": "v1",
+                       "time": "2026-11-30T00:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": tree})
+            })
             .collect(),
     )
 }
@@ -647,6 +963,12 @@ fn apply(
     force: bool,
     dry_run: bool,
 ) -> (StatusCode, Value) {
+    let mut patch = normalize(&patch);
+    if has_status_subresource(patch["kind"].as_str().unwrap_or_default())
+        && let Some(o) = patch.as_object_mut()
+    {
+        o.remove("status");
+    }
     let mut owned = BTreeSet::new();
     leaves(&patch, &mut Vec::new(), &mut owned);
     let existing = st.objects.get(&key).cloned();
@@ -774,32 +1096,26 @@ fn apply(
         &["metadata".into(), "managedFields".into()],
         managed_fields(&stored.managers),
     );
-    if patch["kind"] == "CustomResourceDefinition" {
-        object["status"] = json!({"conditions": [{"type": "Established", "status": "True"}, {"type": "NamesAccepted", "status": "True"}]});
+    if created && patch["kind"] == "CustomResourceDefinition" {
+        object["status"] = json!({"conditions": [{"type": "Established", "status": "False", "reason": "Installing"}, {"type": "NamesAccepted", "status": "True"}]});
     }
     stored.object = object.clone();
     if !dry_run {
-        if patch["kind"] == "CustomResourceDefinition" {
-            let spec = &patch["spec"];
-            for v in spec["versions"].as_array().into_iter().flatten() {
-                let k = kind(
-                    spec["group"].as_str().unwrap_or_default(),
-                    v["name"].as_str().unwrap_or_default(),
-                    spec["names"]["kind"].as_str().unwrap_or_default(),
-                    spec["names"]["plural"].as_str().unwrap_or_default(),
-                    spec["scope"] == "Namespaced",
-                );
-                if !st
-                    .kinds
-                    .iter()
-                    .any(|x| x.group == k.group && x.version == k.version && x.plural == k.plural)
-                {
-                    st.kinds.push(k);
-                }
+        st.objects.insert(key.clone(), stored);
+        if created && patch["kind"] == "CustomResourceDefinition" {
+            match st.crd_established {
+                CrdEstablished::Immediately => establish(st, &key),
+                CrdEstablished::After(d) => st
+                    .pending_crds
+                    .push((key.clone(), std::time::Instant::now() + d)),
+                CrdEstablished::Never => {}
+            }
+            if let Some(s) = st.objects.get(&key) {
+                object = s.object.clone();
             }
         }
-        st.objects.insert(key, stored);
     }
+    let object = denormalize(&object);
     (
         if created {
             StatusCode::CREATED

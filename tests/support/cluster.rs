@@ -23,7 +23,7 @@ pub struct Real {
 
 pub enum Backend {
     Fake(ApiServer),
-    Real(Real),
+    Real(Box<Real>),
 }
 
 pub struct TestCluster {
@@ -56,8 +56,17 @@ fn path(group: &str, plural: &str, namespace: &str, name: &str) -> String {
 impl TestCluster {
     pub fn start() -> TestCluster {
         let Some(kubeconfig) = std::env::var_os("KF_TEST_KUBECONFIG") else {
+            let server = ApiServer::start();
+            // The test server, like a real one, wants a namespace before objects go in it.
+            server.put(
+                "",
+                "namespaces",
+                "",
+                serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml-dev"}}),
+                "kf-test",
+            );
             return TestCluster {
-                backend: Backend::Fake(ApiServer::start()),
+                backend: Backend::Fake(server),
                 namespace: "ml-dev".into(),
             };
         };
@@ -79,7 +88,7 @@ impl TestCluster {
                 .to_string();
             (kube::Client::try_from(config).unwrap(), server)
         });
-        let cluster = kf::cluster::client::Cluster::new(client, Default::default());
+        let cluster = kf::cluster::client::Cluster::new(client, Default::default()).quiet();
         let namespace = format!(
             "kf-test-{}-{}",
             std::process::id(),
@@ -92,7 +101,7 @@ impl TestCluster {
             cluster,
         };
         let tc = TestCluster {
-            backend: Backend::Real(real),
+            backend: Backend::Real(Box::new(real)),
             namespace: namespace.clone(),
         };
         tc.put(

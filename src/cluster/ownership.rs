@@ -1,0 +1,174 @@
+//! Whose object a live object is. One check, used by apply (never take over another kf
+//! app's or environment's object), prune and delete (never remove what kf did not apply).
+//!
+//! kf never trusts the server to have filtered for it: a proxy or an old server may ignore
+//! `labelSelector`, so every object kf would delete is checked here, on the client, against
+//! three marks that only an apply by this app and environment leaves together:
+//! - kf's labels (`app.kubernetes.io/managed-by=kf`, `kf.dev/app`, `kf.dev/environment`);
+//! - kf's field manager for this app and environment in `metadata.managedFields` (an
+//!   `Apply` entry: server-side apply records the manager of every apply there);
+//! - a UID, which the deletion then carries as its precondition, so an object deleted and
+//!   recreated meanwhile by someone else is left alone.
+
+use serde_json::Value;
+
+use super::labels;
+
+/// The app and environment kf acts for, and the field manager it applies with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owner {
+    pub app: String,
+    pub env: String,
+    pub field_manager: String,
+}
+
+/// What a live object is to an [`Owner`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    /// Labelled for this app and environment.
+    Ours,
+    /// No kf labels: another tool's object, or kf's before it was labelled.
+    Unlabelled,
+    /// Labelled by kf for another app or environment (label values as found).
+    OtherKf { app: String, env: String },
+}
+
+/// Kubernetes caps `fieldManager` at 128 characters.
+const FIELD_MANAGER_MAX: usize = 128;
+
+impl Owner {
+    /// The owner for `app` and `env`, applying as `field_manager` or, by default,
+    /// `kf-<app>-<env>` (label-safe spellings), so two environments' applies of the same
+    /// object conflict instead of silently sharing it.
+    pub fn new(app: &str, env: &str, field_manager: Option<&str>) -> Owner {
+        let field_manager = match field_manager {
+            Some(m) if !m.trim().is_empty() => m.trim().to_string(),
+            _ => {
+                let m = format!(
+                    "kf-{}-{}",
+                    labels::label_value(app),
+                    labels::label_value(env)
+                );
+                m.chars().take(FIELD_MANAGER_MAX).collect()
+            }
+        };
+        Owner {
+            app: app.to_string(),
+            env: env.to_string(),
+            field_manager,
+        }
+    }
+
+    /// How `live` is labelled, relative to this owner.
+    pub fn claim(&self, live: &Value) -> Claim {
+        let l = &live["metadata"]["labels"];
+        if l[labels::MANAGED_BY] != "kf" {
+            return Claim::Unlabelled;
+        }
+        let app = l[labels::APP].as_str().unwrap_or_default();
+        let env = l[labels::ENVIRONMENT].as_str().unwrap_or_default();
+        if app == labels::label_value(&self.app) && env == labels::label_value(&self.env) {
+            Claim::Ours
+        } else {
+            Claim::OtherKf {
+                app: app.to_string(),
+                env: env.to_string(),
+            }
+        }
+    }
+
+    /// Whether `live` has an Apply entry by this owner's field manager.
+    pub fn applied(&self, live: &Value) -> bool {
+        live["metadata"]["managedFields"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|e| e["manager"] == self.field_manager.as_str() && e["operation"] == "Apply")
+    }
+
+    /// `Ok(uid)` when kf applied `live` for this app and environment and may delete it
+    /// (with that UID as the precondition); else why not, in a few words.
+    pub fn deletable(&self, live: &Value) -> Result<String, String> {
+        match self.claim(live) {
+            Claim::Ours => {}
+            Claim::Unlabelled => {
+                return Err(format!(
+                    "not applied by kf for app '{}', environment '{}' (no kf labels)",
+                    self.app, self.env
+                ));
+            }
+            Claim::OtherKf { app, env } => {
+                return Err(format!(
+                    "it belongs to kf app '{app}', environment '{env}', not app '{}', environment '{}'",
+                    self.app, self.env
+                ));
+            }
+        }
+        if !self.applied(live) {
+            return Err(format!(
+                "kf's field manager '{}' never applied it (managedFields); apply it once with this kf, or pass the --field-manager it was applied with",
+                self.field_manager
+            ));
+        }
+        match live["metadata"]["uid"].as_str() {
+            Some(uid) if !uid.is_empty() => Ok(uid.to_string()),
+            _ => Err("the server gave no UID to make the deletion conditional on".into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn owner() -> Owner {
+        Owner::new("app", "prod", None)
+    }
+
+    fn live(labels: Value, manager: &str) -> Value {
+        json!({"metadata": {"name": "x", "uid": "u-1", "labels": labels,
+            "managedFields": [{"manager": manager, "operation": "Apply", "fieldsType": "FieldsV1", "fieldsV1": {}}]}})
+    }
+
+    #[test]
+    fn the_default_field_manager_names_app_and_env() {
+        assert_eq!(owner().field_manager, "kf-app-prod");
+        assert_eq!(Owner::new("a", "us/west", None).field_manager.len(), 21);
+        assert_eq!(Owner::new("a", "b", Some("ci")).field_manager, "ci");
+        assert!(Owner::new(&"a".repeat(200), "b", None).field_manager.len() <= 128);
+    }
+
+    #[test]
+    fn only_an_object_with_all_three_marks_may_be_deleted() {
+        let ours = json!({"app.kubernetes.io/managed-by": "kf", "kf.dev/app": "app", "kf.dev/environment": "prod"});
+        assert_eq!(
+            owner().deletable(&live(ours.clone(), "kf-app-prod")),
+            Ok("u-1".into())
+        );
+        assert!(
+            owner()
+                .deletable(&live(ours.clone(), "kubectl"))
+                .unwrap_err()
+                .contains("never applied it")
+        );
+        assert!(
+            owner()
+                .deletable(&live(json!({}), "kf-app-prod"))
+                .unwrap_err()
+                .contains("no kf labels")
+        );
+        let other = json!({"app.kubernetes.io/managed-by": "kf", "kf.dev/app": "app", "kf.dev/environment": "dev"});
+        assert_eq!(
+            owner().claim(&live(other.clone(), "kf-app-prod")),
+            Claim::OtherKf {
+                app: "app".into(),
+                env: "dev".into()
+            }
+        );
+        assert!(owner().deletable(&live(other, "kf-app-prod")).is_err());
+        let mut no_uid = live(ours, "kf-app-prod");
+        no_uid["metadata"].as_object_mut().map(|m| m.remove("uid"));
+        assert!(owner().deletable(&no_uid).is_err());
+    }
+}
