@@ -246,3 +246,46 @@ fn an_app_made_the_ksonnet_way_from_a_ksonnet_format_registry() {
     );
     golden("ksonnet-apps/store-prod.yaml", &prod);
 }
+
+/// ksonnet 0.13 dropped parentheses when it reprinted a component: `(a + b) * c` rendered
+/// as `a + b * c` and `[x] + (if c then [y] else []) + [z]` lost `z`. kf renders the file
+/// as written and warns, naming the line and what ksonnet rendered instead.
+#[test]
+fn parentheses_ksonnet_dropped_are_rendered_as_written_with_a_warning() {
+    let app = new_app();
+    write(
+        app.root.join("components/web.jsonnet"),
+        "local params = std.extVar('__ksonnet/params').components.web;\n{\n  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web' },\n  data: {\n    replicas: std.toString((params.base + 1) * 3),\n    args: std.join(' ', ['a'] + (if params.debug then ['-v'] else []) + ['z']),\n    plain: std.toString((1 + 2)),\n  },\n}\n",
+    );
+    let params = read(app.root.join("components/params.libsonnet"));
+    write(
+        app.root.join("components/params.libsonnet"),
+        &params.replacen(
+            "components: {",
+            "components: {\n    web: { base: 2, debug: true },",
+            1,
+        ),
+    );
+    let run = kf_in(&app.root, &["show", "default"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("replicas: \"9\""), "{}", run.stdout);
+    assert!(run.stdout.contains("args: a -v z"), "{}", run.stdout);
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert_eq!(warnings.len(), 2, "{}", run.stderr);
+    assert!(
+        warnings[0].contains("components/web.jsonnet:5:")
+            && warnings[0].contains("\"5\" instead of \"9\""),
+        "{}",
+        warnings[0]
+    );
+    assert!(
+        warnings[1].contains("components/web.jsonnet:6:")
+            && warnings[1].contains("\"a -v\" instead of \"a -v z\""),
+        "{}",
+        warnings[1]
+    );
+}

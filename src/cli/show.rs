@@ -101,7 +101,11 @@ impl JsonnetArgs {
     /// Render one environment of `app`.
     pub fn render(&self, ctx: &Context_, app: &App, env: &str) -> Result<Vec<RenderedObject>> {
         let options = self.options(ctx)?;
-        Ok(render(app, env, &options)?)
+        let objects = render(app, env, &options)?;
+        for warning in kf::render::ksonnet_compat::paren_warnings(app, env, &options, &objects) {
+            eprintln!("warning: {warning}");
+        }
+        Ok(objects)
     }
 
     fn options(&self, ctx: &Context_) -> Result<RenderOptions> {

@@ -15,7 +15,12 @@
 //!   evaluates the file as written and [`paren_differences`] finds where ksonnet's
 //!   result would have differed, for a warning.
 
+use serde_json::Value;
+
+use crate::app::{App, ComponentFormat};
 use crate::params::lexer::{self, Token, TokenKind};
+
+use super::{RenderOptions, RenderedObject};
 
 /// The source kf evaluates for a file ksonnet would have read: unary `+` dropped, and for
 /// a component file, text blocks as ksonnet's reprint gave them. `None` when unchanged.
@@ -113,6 +118,181 @@ fn is_text_block(source: &str, t: &Token) -> bool {
         && !source[t.start..].starts_with("|||-")
 }
 
+/// Parentheses whose loss could change a result: `(`…`)` (not a call, not parameters)
+/// holding an operator or an `if`/`function`/`local`/`error` at its top, next to an
+/// operator or followed by `.`, `[` or `(`. Byte offsets of the `(` and the `)`.
+pub fn grouping_parens_that_matter(source: &str) -> Vec<(usize, usize)> {
+    let Ok(tokens) = lexer::tokenize(source) else {
+        return Vec::new();
+    };
+    let text = |t: &Token| &source[t.start..t.end];
+    let is_op = |t: &Token| {
+        t.kind == TokenKind::Punct && text(t).bytes().all(|c| b"+-*/%<>=!&|^~".contains(&c))
+    };
+    let mut out = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        if t.kind != TokenKind::Punct || text(t) != "(" {
+            continue;
+        }
+        let prev = i.checked_sub(1).map(|p| &tokens[p]);
+        let call = prev.is_some_and(|p| {
+            (p.kind == TokenKind::Ident
+                && !matches!(
+                    text(p),
+                    "if" | "then" | "else" | "in" | "return" | "error" | "assert"
+                ))
+                || matches!(text(p), ")" | "]" | "}")
+                || p.kind == TokenKind::Str
+        });
+        if call {
+            continue;
+        }
+        // The matching `)`, and whether the inside has an operator or a keyword
+        // expression at its own top level.
+        let mut depth = 0usize;
+        let mut close = None;
+        let mut loose = false;
+        for (j, u) in tokens.iter().enumerate().skip(i + 1) {
+            match text(u) {
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" if depth == 0 => {
+                    if text(u) == ")" {
+                        close = Some(j);
+                    }
+                    break;
+                }
+                ")" | "]" | "}" => depth -= 1,
+                _ if depth == 0
+                    && j == i + 1
+                    && matches!(text(u), "if" | "function" | "local" | "error") =>
+                {
+                    loose = true
+                }
+                _ if depth == 0 && is_op(u) => loose = true,
+                _ => {}
+            }
+        }
+        let Some(j) = close else { continue };
+        let next = tokens.get(j + 1);
+        let tight = prev.is_some_and(is_op)
+            || next.is_some_and(|n| is_op(n) || matches!(text(n), "." | "[" | "("));
+        if loose && tight {
+            out.push((t.start, tokens[j].start));
+        }
+    }
+    out
+}
+
+/// One warning per parenthesised expression of a rendered component whose loss made
+/// ksonnet 0.13 render different objects: the file:line, and what ksonnet printed instead.
+/// kf's own output is unaffected; this is the migration aid for apps deployed with
+/// ksonnet's results.
+pub fn paren_warnings(
+    app: &App,
+    env: &str,
+    options: &RenderOptions,
+    rendered: &[RenderedObject],
+) -> Vec<String> {
+    let mut names: Vec<&str> = rendered.iter().map(|o| o.component.as_str()).collect();
+    names.dedup();
+    let mut warnings = Vec::new();
+    for name in names {
+        let Ok(component) = app.component(name) else {
+            continue;
+        };
+        if component.format != ComponentFormat::Jsonnet {
+            continue;
+        }
+        let Ok(source) = std::fs::read_to_string(&component.path) else {
+            continue;
+        };
+        let sites = grouping_parens_that_matter(&source);
+        if sites.is_empty() {
+            continue;
+        }
+        let Ok(canonical) = component.path.canonicalize() else {
+            continue;
+        };
+        let ours: Vec<Value> = rendered
+            .iter()
+            .filter(|o| o.component == name)
+            .map(|o| Value::Object(o.object.clone()))
+            .collect();
+        for (open, close) in sites {
+            let mut variant = source.clone().into_bytes();
+            variant[open] = b' ';
+            variant[close] = b' ';
+            let Ok(variant) = String::from_utf8(variant) else {
+                continue;
+            };
+            let mut opts = options.clone();
+            opts.components = vec![name.to_string()];
+            opts.overlay.retain(|(p, _)| p != &canonical);
+            opts.overlay.push((canonical.clone(), variant));
+            let Ok(theirs) = super::render(app, env, &opts) else {
+                continue;
+            };
+            let theirs: Vec<Value> = theirs
+                .into_iter()
+                .map(|o| Value::Object(o.object))
+                .collect();
+            if theirs != ours {
+                let line = lexer::line_of(&source, open);
+                let what = first_difference(&Value::Array(ours.clone()), &Value::Array(theirs), "")
+                    .map(|(path, a, b)| format!("{path}: {b} instead of {a}"))
+                    .unwrap_or_else(|| "different objects".into());
+                warnings.push(format!(
+                    "{}:{line}: ksonnet 0.13 dropped these parentheses before evaluating, and rendered component '{name}' differently ({what}); kf renders the file as written",
+                    super::rel(app, &component.path)
+                ));
+            }
+        }
+    }
+    warnings
+}
+
+/// The first place two values differ: (JSON pointer, ours, theirs), values shortened.
+fn first_difference(a: &Value, b: &Value, path: &str) -> Option<(String, String, String)> {
+    let short = |v: &Value| {
+        let s = v.to_string();
+        if s.chars().count() > 60 {
+            format!("{}…", s.chars().take(60).collect::<String>())
+        } else {
+            s
+        }
+    };
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in x.keys().chain(y.keys()) {
+                let p = format!("{path}/{k}");
+                match (x.get(k), y.get(k)) {
+                    (Some(u), Some(v)) if u != v => return first_difference(u, v, &p),
+                    (Some(u), None) => return Some((p, short(u), "nothing".into())),
+                    (None, Some(v)) => return Some((p, "nothing".into(), short(v))),
+                    _ => {}
+                }
+            }
+            None
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find(|(_, (u, v))| u != v)
+            .and_then(|(i, (u, v))| first_difference(u, v, &format!("{path}/{i}"))),
+        _ if a != b => Some((
+            if path.is_empty() {
+                "/".into()
+            } else {
+                path.into()
+            },
+            short(a),
+            short(b),
+        )),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,6 +311,14 @@ mod tests {
             None
         );
         assert_eq!(as_ksonnet_evaluated("// a: + b\n{}", false), None);
+    }
+
+    #[test]
+    fn only_grouping_parens_that_can_change_a_result_are_candidates() {
+        let src = "local f(x) = x;\n{ a: (1 + 2) * 3, b: f(1 + 2), c: (import 'x').y, d: ['x'] + (if c then ['y'] else []) + ['z'], e: (1 + 2), g: (a).b }";
+        let sites = grouping_parens_that_matter(src);
+        let texts: Vec<&str> = sites.iter().map(|(o, c)| &src[*o..=*c]).collect();
+        assert_eq!(texts, ["(1 + 2)", "(if c then ['y'] else [])"]);
     }
 
     #[test]
