@@ -289,3 +289,27 @@ fn parentheses_ksonnet_dropped_are_rendered_as_written_with_a_warning() {
         warnings[1]
     );
 }
+
+/// What real apps relied on in ksonnet's engine renders the same: unary `+` on a string,
+/// importstr byte for byte, and a component's text block with the newline ksonnet's
+/// reprint added (a text block in a library is as written).
+#[test]
+fn ksonnet_engine_behaviour_real_apps_rely_on() {
+    let app = new_app();
+    write(app.root.join("components/conf.txt"), "a = 1\n\n");
+    write(
+        app.root.join("lib/blocks.libsonnet"),
+        "{ block: |||\n  lib\n||| }\n",
+    );
+    write(
+        app.root.join("components/cfg.jsonnet"),
+        "local t = { name: 'train' };\n{\n  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' },\n  data: {\n    step: + t.name,\n    conf: importstr 'conf.txt',\n    block: |||\n      x\n    |||,\n    lib: (import 'blocks.libsonnet').block,\n  },\n}\n",
+    );
+    let out = ok(&app.root, &["show", "default", "-o", "json"]);
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let data = &list["items"][0]["data"];
+    assert_eq!(data["step"], "train");
+    assert_eq!(data["conf"], "a = 1\n\n");
+    assert_eq!(data["block"], "x\n\n");
+    assert_eq!(data["lib"], "lib\n");
+}

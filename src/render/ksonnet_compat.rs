@@ -118,66 +118,133 @@ fn is_text_block(source: &str, t: &Token) -> bool {
         && !source[t.start..].starts_with("|||-")
 }
 
-/// Parentheses whose loss could change a result: `(`…`)` (not a call, not parameters)
-/// holding an operator or an `if`/`function`/`local`/`error` at its top, next to an
-/// operator or followed by `.`, `[` or `(`. Byte offsets of the `(` and the `)`.
+/// Binding strength of a binary operator (Jsonnet's table; higher binds tighter).
+fn precedence(op: &str) -> Option<u8> {
+    Some(match op {
+        "*" | "/" | "%" => 12,
+        "+" | "-" => 11,
+        "<<" | ">>" => 10,
+        "<" | "<=" | ">" | ">=" | "in" => 9,
+        "==" | "!=" => 8,
+        "&" => 7,
+        "^" => 6,
+        "|" => 5,
+        "&&" => 4,
+        "||" => 3,
+        _ => return None,
+    })
+}
+
+/// Tokens with the two-character operators joined: (text, start, kind).
+fn joined<'s>(source: &'s str, tokens: &[Token]) -> Vec<(&'s str, usize, TokenKind)> {
+    let mut out: Vec<(&str, usize, TokenKind)> = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = tokens[i];
+        if t.kind == TokenKind::Punct
+            && let Some(n) = tokens.get(i + 1)
+            && n.kind == TokenKind::Punct
+            && n.start == t.end
+            && matches!(
+                &source[t.start..n.end],
+                "==" | "!=" | "<=" | ">=" | "&&" | "||" | "<<" | ">>"
+            )
+        {
+            out.push((&source[t.start..n.end], t.start, TokenKind::Punct));
+            i += 2;
+            continue;
+        }
+        out.push((&source[t.start..t.end], t.start, t.kind));
+        i += 1;
+    }
+    out
+}
+
+/// Parentheses whose loss changes how the expression parses: `(`…`)` that is not a call
+/// or a parameter list, around a binary operator that binds looser than the operator next
+/// to it (`(a + b) * c`, `a - (b - c)`, `-(a + b)`, `(a + b).x`), or around an `if`,
+/// `function`, `local` or `error` that something follows (`[x] + (if c then [y] else
+/// []) + [z]`). Byte offsets of the `(` and the `)`.
 pub fn grouping_parens_that_matter(source: &str) -> Vec<(usize, usize)> {
-    let Ok(tokens) = lexer::tokenize(source) else {
+    let Ok(raw) = lexer::tokenize(source) else {
         return Vec::new();
     };
-    let text = |t: &Token| &source[t.start..t.end];
-    let is_op = |t: &Token| {
-        t.kind == TokenKind::Punct && text(t).bytes().all(|c| b"+-*/%<>=!&|^~".contains(&c))
+    let tokens = joined(source, &raw);
+    let ends_operand = |k: usize| {
+        tokens.get(k).is_some_and(|(t, _, kind)| {
+            matches!(kind, TokenKind::Str | TokenKind::Number)
+                || (*kind == TokenKind::Ident && precedence(t).is_none())
+                || matches!(*t, ")" | "]" | "}")
+        })
     };
     let mut out = Vec::new();
-    for (i, t) in tokens.iter().enumerate() {
-        if t.kind != TokenKind::Punct || text(t) != "(" {
+    for (i, (t, start, kind)) in tokens.iter().enumerate() {
+        if *kind != TokenKind::Punct || *t != "(" {
             continue;
         }
-        let prev = i.checked_sub(1).map(|p| &tokens[p]);
-        let call = prev.is_some_and(|p| {
-            (p.kind == TokenKind::Ident
+        let prev = i.checked_sub(1).map(|p| tokens[p]);
+        let call_or_params = prev.is_some_and(|(p, _, k)| {
+            (k == TokenKind::Ident
                 && !matches!(
-                    text(p),
+                    p,
                     "if" | "then" | "else" | "in" | "return" | "error" | "assert"
                 ))
-                || matches!(text(p), ")" | "]" | "}")
-                || p.kind == TokenKind::Str
+                || matches!(p, ")" | "]" | "}")
+                || k == TokenKind::Str
         });
-        if call {
+        if call_or_params {
             continue;
         }
-        // The matching `)`, and whether the inside has an operator or a keyword
-        // expression at its own top level.
+        // The inside: its loosest binary operator at its own top level, or 0 for a
+        // keyword expression (which reaches as far right as it can).
         let mut depth = 0usize;
         let mut close = None;
-        let mut loose = false;
-        for (j, u) in tokens.iter().enumerate().skip(i + 1) {
-            match text(u) {
+        let mut loosest: Option<u8> = None;
+        for (j, &(u, _, k)) in tokens.iter().enumerate().skip(i + 1) {
+            match u {
                 "(" | "[" | "{" => depth += 1,
                 ")" | "]" | "}" if depth == 0 => {
-                    if text(u) == ")" {
-                        close = Some(j);
-                    }
+                    close = (u == ")").then_some(j);
                     break;
                 }
                 ")" | "]" | "}" => depth -= 1,
-                _ if depth == 0
-                    && j == i + 1
-                    && matches!(text(u), "if" | "function" | "local" | "error") =>
+                "if" | "function" | "local" | "error" | "assert"
+                    if depth == 0 && j == i + 1 && k == TokenKind::Ident =>
                 {
-                    loose = true
+                    loosest = Some(0)
                 }
-                _ if depth == 0 && is_op(u) => loose = true,
+                _ if depth == 0 && ends_operand(j - 1) && j > i + 1 => {
+                    if let Some(p) = precedence(u) {
+                        loosest = Some(loosest.map_or(p, |l| l.min(p)));
+                    }
+                }
                 _ => {}
             }
         }
-        let Some(j) = close else { continue };
-        let next = tokens.get(j + 1);
-        let tight = prev.is_some_and(is_op)
-            || next.is_some_and(|n| is_op(n) || matches!(text(n), "." | "[" | "("));
-        if loose && tight {
-            out.push((t.start, tokens[j].start));
+        let (Some(j), Some(inner)) = (close, loosest) else {
+            continue;
+        };
+        // Outside: a binary operator before (or a unary one, which binds tightest) and a
+        // binary operator or a postfix `.`/`[`/`(` after.
+        let before = prev.and_then(|(p, _, _)| {
+            let binary = i >= 2 && ends_operand(i - 2);
+            match (precedence(p), p) {
+                (Some(prec), _) if binary => Some(prec),
+                (_, "-" | "!" | "~" | "+") if !binary => Some(13),
+                _ => None,
+            }
+        });
+        let after = tokens.get(j + 1).and_then(|(n, _, _)| match *n {
+            "." | "[" | "(" => Some(14),
+            n => precedence(n),
+        });
+        let matters = if inner == 0 {
+            after.is_some()
+        } else {
+            before.is_some_and(|b| b >= inner) || after.is_some_and(|a| a > inner)
+        };
+        if matters {
+            out.push((*start, tokens[j].1));
         }
     }
     out
@@ -315,10 +382,19 @@ mod tests {
 
     #[test]
     fn only_grouping_parens_that_can_change_a_result_are_candidates() {
-        let src = "local f(x) = x;\n{ a: (1 + 2) * 3, b: f(1 + 2), c: (import 'x').y, d: ['x'] + (if c then ['y'] else []) + ['z'], e: (1 + 2), g: (a).b }";
+        let src = "local f(x) = x;\n{ a: (1 + 2) * 3, b: f(1 + 2), c: (import 'x').y, d: ['x'] + (if c then ['y'] else []) + ['z'], e: (1 + 2), g: (a).b, h: 1 + (2 * 3), i: x - (y - z), j: -(p + q), k: (m + n).o, l: 'a' + (if c then 'b' else 'c'), m: (a == b) && c }";
         let sites = grouping_parens_that_matter(src);
         let texts: Vec<&str> = sites.iter().map(|(o, c)| &src[*o..=*c]).collect();
-        assert_eq!(texts, ["(1 + 2)", "(if c then ['y'] else [])"]);
+        assert_eq!(
+            texts,
+            [
+                "(1 + 2)",
+                "(if c then ['y'] else [])",
+                "(y - z)",
+                "(p + q)",
+                "(m + n)"
+            ]
+        );
     }
 
     #[test]
