@@ -313,3 +313,35 @@ fn ksonnet_engine_behaviour_real_apps_rely_on() {
     assert_eq!(data["block"], "x\n\n");
     assert_eq!(data["lib"], "lib\n");
 }
+
+/// ksonnet passes every entry of a module's params to its components, not only those of
+/// components with a file: real apps keep shared blocks (`"t2t-job"`) and read them.
+#[test]
+fn params_entries_without_a_component_file_reach_the_components() {
+    let app = new_app();
+    let params = read(app.root.join("components/params.libsonnet"));
+    write(
+        app.root.join("components/params.libsonnet"),
+        &params.replacen(
+            "components: {",
+            "components: {\n    \"t2t-job\": { image: 'gcr.io/t2t:1' },\n    train: {},",
+            1,
+        ),
+    );
+    write(
+        app.root.join("components/train.jsonnet"),
+        "local all = std.extVar('__ksonnet/params').components;\n{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'train' }, data: { image: all['t2t-job'].image } }\n",
+    );
+    let prod = read(app.root.join("environments/prod/params.libsonnet"));
+    assert!(prod.contains("components+: {"), "{prod}");
+    write(
+        app.root.join("environments/prod/params.libsonnet"),
+        &prod.replacen(
+            "components+: {",
+            "components+: {\n    \"t2t-job\"+: { image: 'gcr.io/t2t:2' },",
+            1,
+        ),
+    );
+    assert!(ok(&app.root, &["show", "default"]).contains("image: gcr.io/t2t:1"));
+    assert!(ok(&app.root, &["show", "prod"]).contains("image: gcr.io/t2t:2"));
+}

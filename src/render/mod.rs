@@ -380,12 +380,20 @@ pub fn render(
         let engine = engine
             .take()
             .unwrap_or_else(|| new_engine(app, &env, options));
-        let local: Map<String, Value> = members
-            .iter()
-            .filter_map(|c| {
+        // Every entry of the module's params, not only those with a component file:
+        // apps keep shared blocks (`"t2t-job"`) that other components read.
+        let locals: std::collections::BTreeSet<String> = raw
+            .with_global()
+            .keys()
+            .cloned()
+            .chain(members.iter().map(|c| c.local.clone()))
+            .collect();
+        let local: Map<String, Value> = locals
+            .into_iter()
+            .filter_map(|l| {
                 env_components
-                    .get(&c.name)
-                    .map(|p| (c.local.clone(), p.clone()))
+                    .get(&module.full_name(&l))
+                    .map(|p| (l, p.clone()))
             })
             .collect();
         engine.set_ext_json(
