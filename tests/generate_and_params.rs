@@ -425,3 +425,18 @@ fn import_turns_yaml_documents_into_components() {
     write(app.root.join("../bad.txt"), "x");
     assert!(fails(&app.root, &["import", "-f", "../bad.txt"]).contains("cannot import"));
 }
+
+/// `prototype describe` pads each parameter block to its own widest flag, as ksonnet did.
+#[test]
+fn prototype_describe_pads_each_block_to_its_own_widest_flag() {
+    let app = new_app();
+    let out = ok(&app.root, &["prototype", "describe", "deployed-service"]);
+    assert!(
+        out.contains("\n  --name=<name>   Name") && out.contains("\n  --image=<image> Container"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\n  --replicas=<replicas>           How many"),
+        "{out}"
+    );
+}

@@ -155,39 +155,34 @@ pub fn run_generate(ctx: &Context_, a: GenerateArgs) -> Result<()> {
 
 fn describe(p: &Prototype) -> String {
     let flag = |name: &str| format!("--{name}=<{name}>");
-    let width = p
-        .params
-        .iter()
-        .map(|x| flag(&x.name).len())
-        .max()
-        .unwrap_or(0);
-    let line = |x: &kf::prototype::ParamSpec| match &x.default {
-        Some(d) => format!(
-            "  {:<width$} {} [default: {d}, type: {}]",
-            flag(&x.name),
-            x.description,
-            x.kind.as_str()
-        ),
-        None => format!(
-            "  {:<width$} {} [type: {}]",
-            flag(&x.name),
-            x.description,
-            x.kind.as_str()
-        ),
-    };
-    let group = |lines: Vec<String>| {
-        if lines.is_empty() {
-            "  [none]".to_string()
-        } else {
-            lines.join("\n")
+    // ksonnet pads each block (required, optional) to its own widest flag.
+    let group = |params: Vec<&kf::prototype::ParamSpec>| {
+        if params.is_empty() {
+            return "  [none]".to_string();
         }
+        let width = params
+            .iter()
+            .map(|x| flag(&x.name).len())
+            .max()
+            .unwrap_or(0);
+        params
+            .iter()
+            .map(|x| {
+                let facts = match &x.default {
+                    Some(d) => format!("[default: {d}, type: {}]", x.kind.as_str()),
+                    None => format!("[type: {}]", x.kind.as_str()),
+                };
+                format!("  {:<width$} {} {facts}", flag(&x.name), x.description)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
     };
     format!(
         "PROTOTYPE NAME:\n{}\n\nDESCRIPTION:\n{}\n\nREQUIRED PARAMETERS:\n{}\n\nOPTIONAL PARAMETERS:\n{}\n\nTEMPLATE TYPES AVAILABLE:\n  [jsonnet]\n",
         p.name,
         p.description,
-        group(p.required().map(line).collect()),
-        group(p.optional().map(line).collect()),
+        group(p.required().collect()),
+        group(p.optional().collect()),
     )
 }
 
