@@ -141,6 +141,8 @@ impl JsonnetArgs {
             max_stack: self.max_stack,
             overlay: Vec::new(),
             namespace: self.namespace().map(str::to_string),
+            // Every command exits soon after it renders.
+            leak_engines: true,
         })
     }
 }

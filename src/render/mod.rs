@@ -49,6 +49,10 @@ pub struct RenderOptions {
     pub overlay: Vec<(PathBuf, String)>,
     /// `-n`: render for this namespace instead of the environment's (kubectl's flag).
     pub namespace: Option<String>,
+    /// Keep the evaluator's object graph instead of freeing it object by object once the
+    /// objects are out: for a command that exits right after (freeing cost 12–20% of a
+    /// render).
+    pub leak_engines: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -424,6 +428,10 @@ pub fn render(
                     message: format!("{}: {message}", rel(app, &component.path)),
                 }),
             }
+        }
+        if options.leak_engines {
+            std::mem::forget(result);
+            std::mem::forget(engine);
         }
     }
     if !errors.is_empty() {
