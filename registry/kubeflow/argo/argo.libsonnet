@@ -14,7 +14,7 @@ local util = import 'kubeflow/common/util.libsonnet';
 
 {
   version:: 'v4.1.2',
-  workflowCRD:: import 'kubeflow/argo/crds/argoproj.io_workflows.json',
+  workflowCRD:: std.parseJson(importstr 'kubeflow/argo/crds/argoproj.io_workflows.json'),
 
   // The other kinds, with schemas left open (as Argo's "minimal" CRDs).
   // [kind, plural, shortNames, scope]

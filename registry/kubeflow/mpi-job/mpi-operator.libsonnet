@@ -3,7 +3,7 @@
 local util = import 'kubeflow/common/util.libsonnet';
 
 {
-  crd:: import 'kubeflow/mpi-job/crds/kubeflow.org_mpijobs_v2beta1.json',
+  crd:: std.parseJson(importstr 'kubeflow/mpi-job/crds/kubeflow.org_mpijobs_v2beta1.json'),
 
   rules:: [
     { apiGroups: [''], resources: ['configmaps', 'secrets', 'services'], verbs: ['create', 'list', 'watch', 'update'] },

@@ -8,13 +8,13 @@ local util = import 'kubeflow/common/util.libsonnet';
 {
   // scheme → CRD, plural and whether v1.9 has a validating webhook for it.
   schemes:: {
-    tfjob: { crd: import 'kubeflow/training-operator/crds/kubeflow.org_tfjobs.json', plural: 'tfjobs', webhook: true },
-    pytorchjob: { crd: import 'kubeflow/training-operator/crds/kubeflow.org_pytorchjobs.json', plural: 'pytorchjobs', webhook: true },
-    xgboostjob: { crd: import 'kubeflow/training-operator/crds/kubeflow.org_xgboostjobs.json', plural: 'xgboostjobs', webhook: true },
-    paddlejob: { crd: import 'kubeflow/training-operator/crds/kubeflow.org_paddlejobs.json', plural: 'paddlejobs', webhook: true },
-    jaxjob: { crd: import 'kubeflow/training-operator/crds/kubeflow.org_jaxjobs.json', plural: 'jaxjobs', webhook: true },
+    tfjob: { crd: std.parseJson(importstr 'kubeflow/training-operator/crds/kubeflow.org_tfjobs.json'), plural: 'tfjobs', webhook: true },
+    pytorchjob: { crd: std.parseJson(importstr 'kubeflow/training-operator/crds/kubeflow.org_pytorchjobs.json'), plural: 'pytorchjobs', webhook: true },
+    xgboostjob: { crd: std.parseJson(importstr 'kubeflow/training-operator/crds/kubeflow.org_xgboostjobs.json'), plural: 'xgboostjobs', webhook: true },
+    paddlejob: { crd: std.parseJson(importstr 'kubeflow/training-operator/crds/kubeflow.org_paddlejobs.json'), plural: 'paddlejobs', webhook: true },
+    jaxjob: { crd: std.parseJson(importstr 'kubeflow/training-operator/crds/kubeflow.org_jaxjobs.json'), plural: 'jaxjobs', webhook: true },
     // MXJob was removed in v1.9: enable it only with a v1.8.x image.
-    mxjob: { crd: import 'kubeflow/training-operator/crds/kubeflow.org_mxjobs.json', plural: 'mxjobs', webhook: false },
+    mxjob: { crd: std.parseJson(importstr 'kubeflow/training-operator/crds/kubeflow.org_mxjobs.json'), plural: 'mxjobs', webhook: false },
   },
 
   // The enabled schemes, lower case, checked.
