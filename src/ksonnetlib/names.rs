@@ -25,27 +25,11 @@ const KEYWORDS: &[&str] = &[
     "true",
 ];
 
-/// Words Jsonnet reserves: a field with such a name must be written quoted.
-const RESERVED: &[&str] = &[
-    "assert",
-    "else",
-    "error",
-    "false",
-    "for",
-    "function",
-    "if",
-    "import",
-    "importbin",
-    "importstr",
-    "in",
-    "local",
-    "null",
-    "tailstrict",
-    "then",
-    "self",
-    "super",
-    "true",
-];
+/// Words Jsonnet reserves (ksonnet-lib's list and the two it handles otherwise): a field
+/// with such a name must be written quoted.
+fn is_reserved(s: &str) -> bool {
+    KEYWORDS.contains(&s) || s == "local" || s == "importbin"
+}
 
 /// Acronym runs lowered but for their first letter: `clusterIP` → `clusterIp`,
 /// `APIService` → `ApiService`, `hostIPC` → `hostIpc`.
@@ -125,7 +109,7 @@ pub fn is_identifier(s: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !RESERVED.contains(&s)
+        && !is_reserved(s)
 }
 
 /// A field name as Jsonnet source: bare when it can be, quoted otherwise.
