@@ -39,13 +39,18 @@ pub enum PrototypeCommand {
     List,
     /// Show a prototype's description and params.
     #[command(after_help = "Example:\n  kf prototype describe deployed-service")]
-    Describe { name: String },
+    Describe {
+        /// Prototype name, or a unique suffix of it.
+        name: String,
+    },
     /// Print the component a prototype would generate, without writing it.
     #[command(
         after_help = "Example:\n  kf prototype preview deployed-service --name=web --image=nginx"
     )]
     Preview {
+        /// Prototype name, or a unique suffix of it.
         name: String,
+        /// The prototype's params, as --name=value.
         #[arg(
             trailing_var_arg = true,
             allow_hyphen_values = true,
@@ -55,7 +60,10 @@ pub enum PrototypeCommand {
     },
     /// Search prototypes by name or description.
     #[command(after_help = "Example:\n  kf prototype search service")]
-    Search { query: String },
+    Search {
+        /// Text to find in prototype names and descriptions.
+        query: String,
+    },
     /// Same as `kf generate`.
     #[command(
         after_help = "Example:\n  kf prototype use single-port-service web-svc --targetLabelSelector='{\"app\":\"web\"}'"
