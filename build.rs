@@ -18,8 +18,44 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// `git` with `args` in `root`, its trimmed stdout when it succeeds.
+fn git(root: &Path, args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    (out.status.success() && !text.trim().is_empty()).then(|| text.trim().to_string())
+}
+
+/// Embeds the commit kf is built from as `KF_GIT_COMMIT` for `kf version`. A build from
+/// a crates.io package or a tarball has no `.git` beside Cargo.toml: the commit is
+/// "unknown" then, and the build still works (also without git installed). Only the
+/// repo's own `.git` is asked, never one a tarball happens to be unpacked inside.
+fn embed_commit(root: &Path) {
+    let mut commit = None;
+    if root.join(".git").exists() {
+        commit = git(root, &["rev-parse", "--short=12", "HEAD"]);
+        // Rebuild when HEAD moves: HEAD itself (a checkout), the branch it points at (a
+        // commit) and packed-refs (a gc). A worktree's `.git` is a file, hence --git-path.
+        let mut watched = vec!["HEAD".to_string(), "packed-refs".to_string()];
+        if let Some(branch) = git(root, &["symbolic-ref", "-q", "HEAD"]) {
+            watched.push(branch);
+        }
+        for name in watched {
+            if let Some(path) = git(root, &["rev-parse", "--git-path", &name]) {
+                println!("cargo:rerun-if-changed={}", root.join(path).display());
+            }
+        }
+    }
+    let commit = commit.unwrap_or_else(|| "unknown".to_string());
+    println!("cargo:rustc-env=KF_GIT_COMMIT={commit}");
+}
+
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    embed_commit(&root);
     let mut files = Vec::new();
     for top in ["prototypes", "registry", "schemas"] {
         println!("cargo:rerun-if-changed={top}");

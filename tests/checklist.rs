@@ -150,7 +150,21 @@ fn objects_come_out_namespaces_first_then_by_kind_order_then_name() {
 fn demo_renders_an_ml_app_with_gpus_in_prod() {
     let dir = tempfile::tempdir().unwrap();
     let keep = dir.path().join("demo-app");
-    let out = ok(dir.path(), &["demo", "--keep", keep.to_str().unwrap()]);
+    let run = kf_in(dir.path(), &["demo", "--keep", keep.to_str().unwrap()]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let out = run.stdout;
+    // The closing lines say what was rendered and what to try next, on stderr so that
+    // stdout stays a YAML stream.
+    assert!(
+        run.stderr.contains("Rendered environment 'prod'")
+            && run
+                .stderr
+                .contains("6 objects (1 ConfigMap, 2 Deployment, 2 Service, 1 TFJob)")
+            && run.stderr.contains(&format!("Next: cd {}", keep.display())),
+        "{}",
+        run.stderr
+    );
+    assert!(out.starts_with("---\n"), "{out}");
     for kind in [
         "kind: TFJob",
         "kind: Deployment",

@@ -438,3 +438,30 @@ fn ksonnet_010_app_with_spec_json_renders() {
     );
     assert!(ok(root, &["env", "list"]).contains("https://1.2.3.4"));
 }
+
+/// jrsonnet reports a missing field with no span; kf finds the access in the file.
+#[test]
+fn misspelt_param_points_at_file_line_and_column() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["generate", "deployed-service", "web", "--image=nginx"],
+    );
+    let path = app.root.join("components/web.jsonnet");
+    let source = std::fs::read_to_string(&path).unwrap();
+    let source = source.replace("params.image,", "params.imagee,");
+    write(&path, &source);
+    let (line, text) = source
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("params.imagee"))
+        .expect("the prototype reads params.image");
+    let column = text.find("imagee").unwrap() + 1;
+    let err = fails(&app.root, &["show", "default"]);
+    let at = format!(
+        "components/web.jsonnet:{}:{column}: no such field: imagee",
+        line + 1
+    );
+    assert!(err.contains(&at), "want {at} in:\n{err}");
+    assert!(err.contains("similar name present: image"), "{err}");
+}

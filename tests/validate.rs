@@ -76,3 +76,66 @@ fn validate_passes_good_objects_and_names_bad_fields() {
         run.stdout
     );
 }
+
+/// What the API server rejects even when every field is known: each finding names the
+/// object (kind, name, namespace) and the field path.
+#[test]
+fn validate_catches_what_the_api_server_rejects() {
+    let app = new_app();
+    write(
+        app.root.join("components/bad.jsonnet"),
+        "{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'Bad_Name', namespace: 'ml' },\n  spec: { selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels: { app: 'y' } },\n    spec: { containers: [\n      { name: 'c', image: 'i', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '2 cores', 'nvidia.com/gpu': 0.5, memory: '1Gi' } } },\n      { name: 'c', image: 'i', ports: [{ containerPort: 80 }] } ] } } } }\n",
+    );
+    let err = fails(&app.root, &["validate", "prod"]);
+    let pod = "spec.template.spec.containers";
+    for want in [
+        "Deployment/Bad_Name -n ml (component bad)",
+        "metadata.name: 'Bad_Name' is not a valid Kubernetes name",
+        "spec.selector.matchLabels.app: 'x' does not match spec.template.metadata.labels.app ('y')",
+        &format!("{pod}[0].resources.limits.cpu: '2 cores' is not a Kubernetes quantity"),
+        &format!("{pod}[0].resources.limits[\"nvidia.com/gpu\"]: '0.5'"),
+        &format!("{pod}[1].name: duplicate container name 'c'"),
+        &format!("{pod}[1].ports[0].containerPort: duplicate port 80/TCP"),
+    ] {
+        assert!(err.contains(want), "want {want:?} in:\n{err}");
+    }
+    assert!(!err.contains("memory"), "1Gi is a valid quantity:\n{err}");
+
+    // Fixed, it passes: the rules do not flag good objects.
+    write(
+        app.root.join("components/bad.jsonnet"),
+        "{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'good-name', namespace: 'ml' },\n  spec: { selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels: { app: 'x', tier: 'web' } },\n    spec: { containers: [\n      { name: 'a', image: 'i', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '1.5', 'nvidia.com/gpu': 1, memory: '1Gi' }, requests: { cpu: '500m' } } },\n      { name: 'b', image: 'i', ports: [{ containerPort: 80, protocol: 'UDP' }] } ] } } } }\n",
+    );
+    ok(&app.root, &["validate", "prod"]);
+}
+
+#[test]
+fn generate_refuses_names_kubernetes_rejects() {
+    let app = new_app();
+    let err = fails(
+        &app.root,
+        &["generate", "deployed-service", "Bad_Name", "--image=nginx"],
+    );
+    assert!(
+        err.contains("component name: 'Bad_Name' is not a valid Kubernetes name")
+            && err.contains("'bad-name'"),
+        "{err}"
+    );
+    let err = fails(
+        &app.root,
+        &[
+            "generate",
+            "deployed-service",
+            "web",
+            "--name=Web",
+            "--image=nginx",
+        ],
+    );
+    assert!(err.contains("--name: 'Web'"), "{err}");
+    assert!(!app.root.join("components/Bad_Name.jsonnet").exists());
+    assert!(!app.root.join("components/web.jsonnet").exists());
+    ok(
+        &app.root,
+        &["generate", "deployed-service", "web", "--image=nginx"],
+    );
+}

@@ -17,12 +17,16 @@ pub enum ComponentCommand {
         after_help = "Example:\n  kf component list -o wide"
     )]
     List {
+        /// Output format: table, wide, json or yaml.
         #[arg(short = 'o', long, default_value = "table", value_parser = table::LIST_OUTPUTS)]
         output: String,
     },
     /// Remove a component: its file and its params in every environment.
     #[command(after_help = "Example:\n  kf component rm web")]
-    Rm { name: String },
+    Rm {
+        /// The component to remove.
+        name: String,
+    },
 }
 
 /// Turn YAML/JSON manifests into components.

@@ -112,11 +112,35 @@ pub fn run(a: DemoArgs) -> Result<()> {
     set(&app, &prod("mnist", "numGpus"), "1", false)?;
     let objects = kf::render::render(&app, "prod", &RenderOptions::default())?;
     print!("{}", output::to_yaml_stream(&objects));
-    if let Some(dir) = a.keep {
-        eprintln!(
-            "The demo app is in {}; try `kf param diff dev prod` there.",
-            dir.display()
-        );
-    }
+    // On stderr, so that `kf demo > prod.yaml` stays a clean YAML stream.
+    eprintln!("{}", summary(&objects, a.keep.as_deref()));
     Ok(())
+}
+
+/// What the demo rendered and what to try next: the last lines a new user reads.
+fn summary(objects: &[kf::render::RenderedObject], kept: Option<&std::path::Path>) -> String {
+    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+    for o in objects {
+        let kind = o.object.get("kind").and_then(|k| k.as_str()).unwrap_or("?");
+        *kinds.entry(kind).or_default() += 1;
+    }
+    let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let mut components: Vec<&str> = objects.iter().map(|o| o.component.as_str()).collect();
+    components.dedup();
+    let next = match kept {
+        Some(dir) => format!(
+            "Next: cd {} && kf param diff dev prod && kf show dev -o name && kf validate prod",
+            dir.display()
+        ),
+        None => {
+            "Next: kf demo --keep ./demo-app > /dev/null && cd demo-app && kf param diff dev prod"
+                .into()
+        }
+    };
+    format!(
+        "Rendered environment 'prod' of a demo app (components {}, with prod's replicas and GPUs): {} objects ({}).\n{next}",
+        components.join(", "),
+        objects.len(),
+        kinds.join(", ")
+    )
 }

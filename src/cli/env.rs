@@ -16,6 +16,7 @@ pub enum EnvCommand {
     /// Remove an environment and its folder.
     #[command(after_help = "Example:\n  kf env rm staging")]
     Rm {
+        /// The environment to remove.
         name: String,
         /// Remove it from app.override.yaml.
         #[arg(short = 'o', long)]
@@ -24,7 +25,7 @@ pub enum EnvCommand {
     /// List environments.
     #[command(after_help = "Example:\n  kf env list -o json")]
     List {
-        /// Output format: table or json.
+        /// Output format: table, wide, json or yaml.
         #[arg(short = 'o', long, default_value = "table", value_parser = table::LIST_OUTPUTS)]
         output: String,
     },
@@ -34,23 +35,32 @@ pub enum EnvCommand {
     /// Show, set or unset the current environment (.ks_environment).
     #[command(after_help = "Example:\n  kf env current --set prod")]
     Current {
-        #[arg(long, conflicts_with = "unset")]
+        /// Make this environment the current one.
+        #[arg(long, value_name = "ENV", conflicts_with = "unset")]
         set: Option<String>,
+        /// Forget the current environment.
         #[arg(long)]
         unset: bool,
     },
     /// Print an environment's settings as YAML.
     #[command(after_help = "Example:\n  kf env describe prod")]
-    Describe { name: String },
+    Describe {
+        /// The environment to print.
+        name: String,
+    },
 }
 
 #[derive(Args)]
 pub struct AddArgs {
+    /// Name of the new environment (also its folder under environments/).
     name: String,
-    #[arg(long)]
+    /// Kubernetes API server URL, e.g. https://prod.example.com:6443.
+    #[arg(long, value_name = "URL")]
     server: Option<String>,
+    /// Namespace for objects that name none.
     #[arg(long)]
     namespace: Option<String>,
+    /// Kubernetes version whose API the env targets, e.g. version:v1.33.0.
     #[arg(long, value_name = "SPEC")]
     api_spec: Option<String>,
     /// Write the environment to app.override.yaml (local, git-ignored).
@@ -60,14 +70,18 @@ pub struct AddArgs {
 
 #[derive(Args)]
 pub struct SetArgs {
+    /// The environment to change.
     name: String,
     /// New name (moves environments/<name>).
     #[arg(long = "name", id = "rename")]
     rename: Option<String>,
-    #[arg(long)]
+    /// Kubernetes API server URL, e.g. https://prod.example.com:6443.
+    #[arg(long, value_name = "URL")]
     server: Option<String>,
+    /// Namespace for objects that name none.
     #[arg(long)]
     namespace: Option<String>,
+    /// Kubernetes version whose API the env targets, e.g. version:v1.33.0.
     #[arg(long, value_name = "SPEC")]
     api_spec: Option<String>,
 }

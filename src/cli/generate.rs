@@ -39,13 +39,18 @@ pub enum PrototypeCommand {
     List,
     /// Show a prototype's description and params.
     #[command(after_help = "Example:\n  kf prototype describe deployed-service")]
-    Describe { name: String },
+    Describe {
+        /// Prototype name, or a unique suffix of it.
+        name: String,
+    },
     /// Print the component a prototype would generate, without writing it.
     #[command(
         after_help = "Example:\n  kf prototype preview deployed-service --name=web --image=nginx"
     )]
     Preview {
+        /// Prototype name, or a unique suffix of it.
         name: String,
+        /// The prototype's params, as --name=value.
         #[arg(
             trailing_var_arg = true,
             allow_hyphen_values = true,
@@ -55,7 +60,10 @@ pub enum PrototypeCommand {
     },
     /// Search prototypes by name or description.
     #[command(after_help = "Example:\n  kf prototype search service")]
-    Search { query: String },
+    Search {
+        /// Text to find in prototype names and descriptions.
+        query: String,
+    },
     /// Same as `kf generate`.
     #[command(
         after_help = "Example:\n  kf prototype use single-port-service web-svc --targetLabelSelector='{\"app\":\"web\"}'"
@@ -139,6 +147,7 @@ pub fn run_generate(ctx: &Context_, a: GenerateArgs) -> Result<()> {
         given.extend(values_file(&path)?);
     }
     given.extend(flags);
+    refuse_non_kubernetes_names(&a.component, &given)?;
     generate(
         &app,
         &catalog(Some(&app))?,
@@ -150,6 +159,27 @@ pub fn run_generate(ctx: &Context_, a: GenerateArgs) -> Result<()> {
         "Generated component '{}' (components/{}.jsonnet)",
         a.component, a.component
     );
+    Ok(())
+}
+
+/// The component name becomes the objects' names (unless `--name` says otherwise), and
+/// the API server rejects a name that is not a DNS-1123 label (`Bad_Name`): refuse it
+/// now rather than at `kf apply`.
+fn refuse_non_kubernetes_names(component: &str, given: &BTreeMap<String, Given>) -> Result<()> {
+    // What no component file may be called (`../evil`) is said first, in the app's words.
+    kf::app::validate_component_name(component)?;
+    let explicit = match given.get("name") {
+        Some(Given::Raw(name)) => Some(name.as_str()),
+        Some(Given::Typed(serde_json::Value::String(name))) => Some(name.as_str()),
+        _ => None,
+    };
+    let (what, name) = match explicit {
+        Some(name) => ("--name", name),
+        None => ("component name", component),
+    };
+    if let Some(problem) = kf::validate::dns1123_label_problem(name) {
+        bail!("{what}: {problem}; Kubernetes would reject objects with this name");
+    }
     Ok(())
 }
 

@@ -33,7 +33,8 @@ pub struct SetArgs {
     /// [component] key value
     #[arg(num_args = 2..=3, required = true, allow_negative_numbers = true)]
     args: Vec<String>,
-    #[arg(long)]
+    /// The environment whose params to change or show (default: the component's own params).
+    #[arg(long, value_name = "ENV")]
     env: Option<String>,
     /// Store the value as a string, whatever it looks like.
     #[arg(long)]
@@ -45,25 +46,35 @@ pub struct UnsetArgs {
     /// [component] key
     #[arg(num_args = 1..=2, required = true)]
     args: Vec<String>,
-    #[arg(long)]
+    /// The environment whose params to change or show (default: the component's own params).
+    #[arg(long, value_name = "ENV")]
     env: Option<String>,
 }
 
 #[derive(Args)]
 pub struct ListArgs {
+    /// Only this component's params.
     component: Option<String>,
-    #[arg(long)]
+    /// The environment whose params to change or show (default: the component's own params).
+    #[arg(long, value_name = "ENV")]
     env: Option<String>,
+    /// Output format: table, wide, json or yaml.
     #[arg(short = 'o', long, default_value = "table", value_parser = table::LIST_OUTPUTS)]
     output: String,
 }
 
 #[derive(Args)]
 pub struct DiffArgs {
+    /// The first environment.
+    #[arg(value_name = "ENV1")]
     env1: String,
+    /// The second environment.
+    #[arg(value_name = "ENV2")]
     env2: String,
-    #[arg(long)]
+    /// Only this component's params.
+    #[arg(long, value_name = "NAME")]
     component: Option<String>,
+    /// Output format: table, wide, json or yaml.
     #[arg(short = 'o', long, default_value = "table", value_parser = table::LIST_OUTPUTS)]
     output: String,
 }

@@ -14,7 +14,9 @@ pub enum RegistryCommand {
         after_help = "Examples:\n  kf registry add team ./registry\n  kf registry add incubator github.com/ksonnet/parts/tree/master/incubator"
     )]
     Add {
+        /// Name the app calls the registry by.
         name: String,
+        /// Where the registry is: a folder or a git repository.
         uri: String,
         /// Record it in app.override.yaml (local, not committed).
         #[arg(short = 'o', long = "override")]
@@ -26,18 +28,24 @@ pub enum RegistryCommand {
         after_help = "Example:\n  kf registry list -o json"
     )]
     List {
+        /// Output format: table, wide, json or yaml.
         #[arg(short = 'o', long, default_value = "table", value_parser = table::LIST_OUTPUTS)]
         output: String,
     },
     /// Show a registry and its packages.
     #[command(after_help = "Example:\n  kf registry describe kubeflow")]
-    Describe { name: String },
+    Describe {
+        /// The registry to show.
+        name: String,
+    },
     /// Point a registry at another URI.
     #[command(
         after_help = "Example:\n  kf registry set team --uri https://git.example.com/ml/registry.git"
     )]
     Set {
+        /// The registry to change.
         name: String,
+        /// Its new location: a folder or a git repository.
         #[arg(long)]
         uri: String,
     },
@@ -46,7 +54,10 @@ pub enum RegistryCommand {
         visible_alias = "remove",
         after_help = "Example:\n  kf registry rm team"
     )]
-    Rm { name: String },
+    Rm {
+        /// The registry to remove.
+        name: String,
+    },
 }
 
 /// Packages: install, list, describe and remove.
@@ -66,18 +77,25 @@ pub enum PkgCommand {
         /// Only the installed packages.
         #[arg(long)]
         installed: bool,
+        /// Output format: table, wide, json or yaml.
         #[arg(short = 'o', long, default_value = "table", value_parser = table::LIST_OUTPUTS)]
         output: String,
     },
     /// Show a package: description and prototypes.
     #[command(after_help = "Example:\n  kf pkg describe kubeflow/tf-serving")]
-    Describe { package: String },
+    Describe {
+        /// The package, as <registry>/<package>.
+        package: String,
+    },
     /// Remove an installed package and its app.yaml entries.
     #[command(
         visible_alias = "rm",
         after_help = "Example:\n  kf pkg remove kubeflow/tf-training"
     )]
-    Remove { package: String },
+    Remove {
+        /// The installed package, as <registry>/<package>.
+        package: String,
+    },
 }
 
 #[derive(Args)]

@@ -20,17 +20,26 @@ use super::{Context_, key_value, pick_env};
 pub struct ShowArgs {
     #[command(flatten)]
     render: RenderArgs,
-    /// Output format.
-    #[arg(short = 'o', long = "format", default_value = "yaml", value_parser = ["yaml", "json"])]
-    format: String,
+    /// Output format: yaml (a `---` stream), json (one v1 List) or name (kind/name lines).
+    #[arg(
+        short = 'o',
+        long = "output",
+        alias = "format",
+        value_name = "FORMAT",
+        default_value = "yaml",
+        value_parser = ["yaml", "json", "name"]
+    )]
+    output: String,
 }
 
 /// What every rendering command takes: the env, the components and the Jsonnet inputs.
 #[derive(Args)]
 pub struct RenderArgs {
     /// Environment (ksonnet's positional form); or use --env.
+    #[arg(value_name = "ENV")]
     env_pos: Option<String>,
-    #[arg(long)]
+    /// Environment to render (default: the current one, `kf env current`).
+    #[arg(long, value_name = "ENV")]
     env: Option<String>,
     #[command(flatten)]
     pub jsonnet: JsonnetArgs,
@@ -149,10 +158,10 @@ impl JsonnetArgs {
 
 pub fn run(ctx: &Context_, a: ShowArgs) -> Result<()> {
     let rendered = a.render.render(ctx)?;
-    let format = if a.format == "json" {
-        Format::Json
-    } else {
-        Format::Yaml
+    let format = match a.output.as_str() {
+        "json" => Format::Json,
+        "name" => Format::Name,
+        _ => Format::Yaml,
     };
     super::stdout::print(&output::write(&rendered.objects, format));
     Ok(())

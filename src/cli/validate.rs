@@ -34,12 +34,7 @@ pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
     let mut errors = 0;
     let mut unchecked = 0;
     for o in &rendered.objects {
-        let name = o
-            .object
-            .get("metadata")
-            .and_then(|m| m.get("name"))
-            .and_then(|n| n.as_str())
-            .unwrap_or("<unnamed>");
+        let name = kf::validate::object_name(&o.object);
         let kind = o.object.get("kind").and_then(|k| k.as_str()).unwrap_or("");
         match validator.validate(&o.object) {
             None => {}

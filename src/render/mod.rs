@@ -477,20 +477,57 @@ fn with_file(app: &App, component: &Component, message: String) -> String {
     if message.contains(&format!("{file}:")) {
         return message;
     }
+    let Ok(text) = std::fs::read_to_string(&component.path) else {
+        return format!("{file}: {message}");
+    };
     // jrsonnet gives many runtime errors no span, only the chain of fields being
     // manifested; find that field in the component's source to name its line.
     let fields: Vec<&str> = message
         .lines()
         .filter_map(|l| l.trim().strip_prefix("field <")?.strip_suffix('>'))
         .collect();
-    let line = std::fs::read_to_string(&component.path)
-        .ok()
-        .and_then(|text| {
-            crate::params::structure::line_of_field_path(&text, fields.iter().rev().copied())
-        });
-    match line {
-        Some(line) => format!("{file}:{line}: {message}"),
-        None => format!("{file}: {message}"),
+    let line = crate::params::structure::line_of_field_path(&text, fields.iter().rev().copied());
+    match (missing_field_access(&text, &message, line), line) {
+        (Some((line, column)), _) => format!("{file}:{line}:{column}: {message}"),
+        (None, Some(line)) => format!("{file}:{line}: {message}"),
+        (None, None) => format!("{file}: {message}"),
+    }
+}
+
+/// Where `source` reads the field a "no such field: NAME" error names (`params.imagee`):
+/// the 1-based line and column of NAME in its one `.NAME` access, or in the one on
+/// `near_line` when there are several. jrsonnet reports this error without a span.
+fn missing_field_access(
+    source: &str,
+    message: &str,
+    near_line: Option<usize>,
+) -> Option<(usize, usize)> {
+    let name = message
+        .lines()
+        .next()?
+        .strip_prefix("no such field: ")?
+        .trim();
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if name.is_empty() || !name.chars().all(is_ident) {
+        return None;
+    }
+    let mut found = Vec::new();
+    for (index, line) in source.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or(line);
+        for (at, _) in code.match_indices(&format!(".{name}")) {
+            let end = at + 1 + name.len();
+            let before = code[..at].chars().next_back();
+            let after = code[end..].chars().next();
+            // `a.NAME` or `a).NAME`, not `1.5` or `.NAMEs`.
+            let accessor = before.is_some_and(|c| is_ident(c) || c == ')' || c == ']');
+            if accessor && !after.is_some_and(is_ident) {
+                found.push((index + 1, code[..at + 1].chars().count() + 1));
+            }
+        }
+    }
+    match found.as_slice() {
+        [one] => Some(*one),
+        _ => found.into_iter().find(|(l, _)| Some(*l) == near_line),
     }
 }
 

@@ -8,6 +8,8 @@ use super::RenderedObject;
 pub enum Format {
     Yaml,
     Json,
+    /// `kind.group/name` lines, as `kubectl get -o name` prints them.
+    Name,
 }
 
 /// YAML as kubectl (a YAML 1.1 reader) will read it back: strings such as `yes`, `on`,
@@ -44,9 +46,31 @@ pub fn to_json_list(objects: &[RenderedObject]) -> String {
     out
 }
 
+/// `-o name`: one `kind.group/name` line per object, as `kubectl get -o name` prints it
+/// (lowercase kind; the group only for a non-core apiVersion), so `xargs kubectl …` works.
+pub fn to_names(objects: &[RenderedObject]) -> String {
+    let mut out = String::new();
+    for o in objects {
+        let field = |k: &str| o.object.get(k).and_then(Value::as_str).unwrap_or("");
+        let kind = field("kind").to_lowercase();
+        let name = o
+            .object
+            .get("metadata")
+            .and_then(|m| m.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        match field("apiVersion").split_once('/') {
+            Some((group, _)) => out.push_str(&format!("{kind}.{group}/{name}\n")),
+            None => out.push_str(&format!("{kind}/{name}\n")),
+        }
+    }
+    out
+}
+
 pub fn write(objects: &[RenderedObject], format: Format) -> String {
     match format {
         Format::Yaml => to_yaml_stream(objects),
         Format::Json => to_json_list(objects),
+        Format::Name => to_names(objects),
     }
 }

@@ -1,0 +1,115 @@
+//! What a new user meets first: help, version, shell completion, man page, `-o`.
+
+mod support;
+use support::*;
+
+#[test]
+fn bare_kf_prints_help_on_stdout_and_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = kf_in(dir.path(), &[]);
+    assert_eq!(r.status, 0, "stderr: {}", r.stderr);
+    assert!(
+        r.stdout.contains("Usage: kf [OPTIONS] [COMMAND]"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("  show "), "{}", r.stdout);
+    assert!(r.stderr.is_empty(), "{}", r.stderr);
+}
+
+#[test]
+fn version_names_the_crate_version_and_the_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = ok(dir.path(), &["version"]);
+    let prefix = format!("kf {} (commit ", env!("CARGO_PKG_VERSION"));
+    let commit = line
+        .strip_prefix(&prefix)
+        .and_then(|rest| rest.strip_suffix(")\n"))
+        .unwrap_or_else(|| panic!("unexpected version line: {line}"));
+    // This test runs from a git checkout, so the commit is known; a build from a
+    // package says "unknown" instead.
+    if std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(".git")
+        .exists()
+    {
+        assert_eq!(commit.len(), 12, "{line}");
+        assert!(commit.chars().all(|c| c.is_ascii_hexdigit()), "{line}");
+    } else {
+        assert_eq!(commit, "unknown");
+    }
+    assert_eq!(ok(dir.path(), &["--version"]), line);
+}
+
+#[test]
+fn completion_scripts_cover_every_shell_and_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    for (shell, marker) in [
+        ("bash", "complete -F _kf"),
+        ("zsh", "#compdef kf"),
+        ("fish", "complete -c kf"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let script = ok(dir.path(), &["completion", shell]);
+        assert!(script.contains(marker), "{shell}: no {marker:?}");
+        for command in ["show", "generate", "param", "validate", "completion"] {
+            assert!(script.contains(command), "{shell}: no {command}");
+        }
+    }
+    let err = kf_in(dir.path(), &["completion", "tcsh"]);
+    assert_eq!(err.status, 1);
+    assert!(
+        err.stderr
+            .contains("possible values: bash, zsh, fish, powershell")
+    );
+}
+
+#[test]
+fn man_page_is_roff_with_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = ok(dir.path(), &["man"]);
+    assert!(page.contains(".TH kf 1"), "{page}");
+    for command in ["init", "show", "apply", "validate", "completion"] {
+        assert!(page.contains(command), "no {command} in the man page");
+    }
+}
+
+fn app_with_two_kinds() -> TempApp {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["generate", "deployed-service", "web", "--image=nginx:1.27"],
+    );
+    ok(&app.root, &["generate", "namespace", "ns"]);
+    app
+}
+
+#[test]
+fn show_o_name_prints_kind_and_name_lines_like_kubectl() {
+    let app = app_with_two_kinds();
+    let names = ok(&app.root, &["show", "default", "-o", "name"]);
+    let mut lines: Vec<&str> = names.lines().collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        ["deployment.apps/web", "namespace/ns", "service/web"],
+        "{names}"
+    );
+}
+
+#[test]
+fn show_output_flag_is_o_with_format_kept_as_a_hidden_alias() {
+    let app = app_with_two_kinds();
+    let short = ok(&app.root, &["show", "default", "-o", "json"]);
+    assert_eq!(
+        ok(&app.root, &["show", "default", "--output", "json"]),
+        short
+    );
+    assert_eq!(
+        ok(&app.root, &["show", "default", "--format", "json"]),
+        short
+    );
+    let help = ok(&app.root, &["show", "--help"]);
+    assert!(help.contains("-o, --output <FORMAT>"), "{help}");
+    assert!(!help.contains("--format"), "{help}");
+    assert!(!help.contains("ENV_POS"), "{help}");
+}
