@@ -270,6 +270,27 @@ impl<'a> Library<'a> {
         parts.join(" + ")
     }
 
+    /// `name:: <standalone object>,` for each (name, constructor head, definition); the
+    /// first definition of a name wins, as in ksonnet-lib.
+    fn write_standalones<'d>(
+        &self,
+        body: &mut String,
+        file: &FileKey,
+        entries: impl Iterator<Item = (String, String, &'d Definition)>,
+    ) {
+        let mut seen = BTreeSet::new();
+        for (name, head, def) in entries {
+            if seen.insert(name.clone()) {
+                let _ = writeln!(
+                    body,
+                    "    {}:: {},",
+                    field_key(&name),
+                    self.standalone(def, file, &head)
+                );
+            }
+        }
+    }
+
     fn file(&self, file: &FileKey, kinds: &[&Definition]) -> String {
         let mut body = String::new();
         let mut deps: BTreeSet<FileKey> = BTreeSet::new();
@@ -287,25 +308,18 @@ impl<'a> Library<'a> {
                 "    local apiVersion = {{ apiVersion: {} }},",
                 quote(&api_version)
             );
-            let mut seen = BTreeSet::new();
             for def in kinds {
-                let name = format_kind(def.kind());
-                if !seen.insert(name.clone()) {
-                    continue;
-                }
                 note(&def.id);
+            }
+            let entries = kinds.iter().map(|def| {
                 let head = format!(
                     "local kind = {{ kind: {} }}, {}",
                     quote(def.kind()),
                     self.constructors(def, &["apiVersion", "kind"])
                 );
-                let _ = writeln!(
-                    body,
-                    "    {}:: {},",
-                    field_key(&name),
-                    self.standalone(def, file, &head)
-                );
-            }
+                (format_kind(def.kind()), head, *def)
+            });
+            self.write_standalones(&mut body, file, entries);
             body.push_str("  },\n");
         }
         let own: Vec<&Definition> = self
@@ -320,20 +334,14 @@ impl<'a> Library<'a> {
             .collect();
         if !hidden.is_empty() {
             body.push_str("  hidden:: {\n");
-            let mut seen = BTreeSet::new();
-            for def in hidden {
-                let name = format_kind(&def.desc.kind);
-                if !seen.insert(name.clone()) {
-                    continue;
-                }
-                let head = self.constructors(def, &[]);
-                let _ = writeln!(
-                    body,
-                    "    {}:: {},",
-                    field_key(&name),
-                    self.standalone(def, file, &head)
-                );
-            }
+            let entries = hidden.into_iter().map(|def| {
+                (
+                    format_kind(&def.desc.kind),
+                    self.constructors(def, &[]),
+                    *def,
+                )
+            });
+            self.write_standalones(&mut body, file, entries);
             body.push_str("  },\n");
         }
         let mut nested = String::new();

@@ -53,12 +53,25 @@ const KEYWORDS_BEFORE_UNARY: &[&str] = &[
 fn may_have_unary_plus(source: &str) -> bool {
     let b = source.as_bytes();
     b.iter().enumerate().any(|(i, &c)| {
-        c == b'+'
-            && b[..i]
-                .iter()
-                .rev()
-                .find(|c| !c.is_ascii_whitespace())
-                .is_none_or(|p| BEFORE_UNARY.contains(p) || p.is_ascii_alphabetic())
+        if c != b'+' {
+            return false;
+        }
+        let before = b[..i].trim_ascii_end();
+        match before.last() {
+            None => true,
+            Some(p) if BEFORE_UNARY.contains(p) => true,
+            // After a word, only a keyword makes it unary (`then + x`); `a + b` is binary,
+            // and reading the word here keeps ordinary files from being tokenized.
+            Some(p) if p.is_ascii_alphanumeric() || *p == b'_' => {
+                let start = before
+                    .iter()
+                    .rposition(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+                    .map_or(0, |k| k + 1);
+                std::str::from_utf8(&before[start..])
+                    .is_ok_and(|w| KEYWORDS_BEFORE_UNARY.contains(&w))
+            }
+            Some(_) => false,
+        }
     })
 }
 
@@ -260,8 +273,9 @@ pub fn paren_warnings(
     options: &RenderOptions,
     rendered: &[RenderedObject],
 ) -> Vec<String> {
-    let mut names: Vec<&str> = rendered.iter().map(|o| o.component.as_str()).collect();
-    names.dedup();
+    // Objects are sorted by kind, so one component's objects need not be adjacent.
+    let names: std::collections::BTreeSet<&str> =
+        rendered.iter().map(|o| o.component.as_str()).collect();
     let mut warnings = Vec::new();
     for name in names {
         let Ok(component) = app.component(name) else {
@@ -378,6 +392,11 @@ mod tests {
             None
         );
         assert_eq!(as_ksonnet_evaluated("// a: + b\n{}", false), None);
+        // Binary `+` after a word is not even a candidate, so such files are not tokenized.
+        assert!(!may_have_unary_plus(
+            "{ a: self + x, b: 'x' + y, c: a_1 + 2 }"
+        ));
+        assert!(may_have_unary_plus("{ a: if c then + x else 1 }"));
     }
 
     #[test]
