@@ -64,8 +64,10 @@ impl ClusterArgs {
             request_timeout: self.request_timeout,
             ..RetryPolicy::default()
         };
-        let (client, _context) = connect(env, &self.connect_options(ctx)).await?;
-        Ok(Cluster::new(client, policy).with_timeout(self.timeout, started))
+        let (client, endpoint) = connect(env, &self.connect_options(ctx)).await?;
+        Ok(Cluster::new(client, policy)
+            .with_endpoint(endpoint)
+            .with_timeout(self.timeout, started))
     }
 }
 

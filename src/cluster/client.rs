@@ -15,6 +15,8 @@ use http::{Method, Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::Value;
 
+use super::select::Endpoint;
+
 /// The longest kf waits on a server's Retry-After.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 
@@ -123,6 +125,8 @@ pub struct Cluster {
     /// The `--timeout` the deadline came from, for messages.
     budget: Duration,
     quiet: bool,
+    /// Where requests go, to name it when they cannot get there.
+    endpoint: Endpoint,
 }
 
 impl Cluster {
@@ -133,6 +137,40 @@ impl Cluster {
             deadline: None,
             budget: Duration::ZERO,
             quiet: false,
+            endpoint: Endpoint::default(),
+        }
+    }
+
+    /// Name this server (and proxy) when a request cannot reach it.
+    pub fn with_endpoint(mut self, endpoint: Endpoint) -> Self {
+        self.endpoint = endpoint;
+        self
+    }
+
+    /// Why a request got no answer, naming where it was going: "connection refused to
+    /// https://10.0.0.1:6443", with the proxy when the kubeconfig names one.
+    fn unreachable(&self, e: &(dyn std::error::Error + 'static)) -> String {
+        let target = if self.endpoint.server.is_empty() {
+            "the API server".to_string()
+        } else {
+            self.endpoint.server.clone()
+        };
+        let via = self
+            .endpoint
+            .proxy
+            .as_ref()
+            .map(|p| format!(" via proxy {p}"))
+            .unwrap_or_default();
+        let cause = root_cause(e);
+        let lower = cause.to_lowercase();
+        if lower.contains("connection refused") {
+            format!("connection refused to {target}{via}")
+        } else if lower.contains("lookup address") || lower.contains("dns error") {
+            format!("cannot resolve the host of {target}{via} ({cause})")
+        } else if lower.contains("certificate") || lower.contains("tls") {
+            format!("TLS with {target}{via} failed: {cause}")
+        } else {
+            format!("cannot reach {target}{via}: {cause}")
         }
     }
 
@@ -191,7 +229,7 @@ impl Cluster {
             .client
             .send(req)
             .await
-            .map_err(|e| transport(format!("{method} {path}: {e}")))?;
+            .map_err(|e| transport(format!("{method} {path}: {}", self.unreachable(&e))))?;
         let status = res.status();
         let retry_after = res
             .headers()
@@ -300,7 +338,7 @@ impl Cluster {
                 }
                 Ok(Err(e @ (kube::Error::HyperError(_) | kube::Error::Service(_)))) => {
                     Err(Attempt {
-                        failure: Failure::Transport(format!("{what}: {e}")),
+                        failure: Failure::Transport(format!("{what}: {}", self.unreachable(&e))),
                         retry_after: None,
                     })
                 }
@@ -387,6 +425,16 @@ impl Cluster {
     pub async fn get(&self, path: &str) -> Result<Reply, Failure> {
         self.request(Method::GET, path, None, Vec::new()).await
     }
+}
+
+/// The innermost error of a chain (hyper's "client error (Connect)" says nothing; the
+/// io::Error under it does), or the error itself.
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut last = e;
+    while let Some(next) = last.source() {
+        last = next;
+    }
+    last.to_string()
 }
 
 /// `1.5s`, `30s`, `5m`, `250ms`: a duration for messages.

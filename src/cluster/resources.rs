@@ -3,7 +3,7 @@
 use kube::discovery::{ApiResource, Discovery, Scope};
 
 use super::ClusterError;
-use super::client::Cluster;
+use super::client::{Cluster, Failure};
 
 /// A kind the cluster serves.
 #[derive(Debug, Clone)]
@@ -64,10 +64,15 @@ impl Resources {
                 Discovery::new(client.clone()).run_aggregated()
             })
             .await;
-        if let Ok(d) = aggregated
-            && d.groups().next().is_some()
-        {
-            return Ok(Resources { discovery: d });
+        match aggregated {
+            Ok(d) if d.groups().next().is_some() => return Ok(Resources { discovery: d }),
+            // A server kf cannot reach will not answer the classic walk either.
+            Err(e @ (Failure::Transport(_) | Failure::Deadline(_))) => {
+                return Err(ClusterError::Api(format!(
+                    "{e}; check the server is up and the credentials may list API groups"
+                )));
+            }
+            _ => {}
         }
         let d = cluster
             .retry_kube("discovery (/api, /apis)", || {

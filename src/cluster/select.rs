@@ -194,7 +194,7 @@ fn in_cluster(env: &Environment) -> Result<Option<kube::Config>, ClusterError> {
 pub async fn connect(
     env: &Environment,
     options: &ConnectOptions,
-) -> Result<(kube::Client, String), ClusterError> {
+) -> Result<(kube::Client, Endpoint), ClusterError> {
     let request_timeout = options
         .request_timeout
         .unwrap_or(std::time::Duration::from_secs(30));
@@ -205,9 +205,10 @@ pub async fn connect(
     {
         tune(&mut config, request_timeout);
         trim_token_file(&mut config)?;
+        let endpoint = Endpoint::of(&config, "in-cluster");
         let client = kube::Client::try_from(config)
             .map_err(|e| ClusterError::Config(format!("in-cluster config: {e}")))?;
-        return Ok((client, "in-cluster".into()));
+        return Ok((client, endpoint));
     }
     let kc = match &options.kubeconfig {
         Some(path) => Kubeconfig::read_from(path).map_err(|e| {
@@ -237,17 +238,34 @@ pub async fn connect(
     .map_err(|e| ClusterError::Config(format!("context '{context}': {e}")))?;
     tune(&mut config, request_timeout);
     trim_token_file(&mut config)?;
-    let client = kube::Client::try_from(config).map_err(|e| {
-        ClusterError::Config(format!(
-            "context '{context}': {e}{}",
-            if e.to_string().contains("proxy") {
-                "; this kf is built without kube's proxy features, so a kubeconfig proxy-url cannot be used: reach the API server directly (or set the env's server to a `kubectl proxy` address)"
-            } else {
-                ""
-            }
-        ))
-    })?;
-    Ok((client, context))
+    let endpoint = Endpoint::of(&config, &context);
+    let client = kube::Client::try_from(config)
+        .map_err(|e| ClusterError::Config(format!("context '{context}': {e}")))?;
+    Ok((client, endpoint))
+}
+
+/// Where a client's requests go, for messages.
+#[derive(Debug, Clone, Default)]
+pub struct Endpoint {
+    pub context: String,
+    /// The API server's URL.
+    pub server: String,
+    /// The kubeconfig's proxy-url, when there is one.
+    pub proxy: Option<String>,
+}
+
+impl Endpoint {
+    fn of(config: &kube::Config, context: &str) -> Endpoint {
+        Endpoint {
+            context: context.to_string(),
+            server: config
+                .cluster_url
+                .to_string()
+                .trim_end_matches('/')
+                .to_string(),
+            proxy: config.proxy_url.as_ref().map(|u| u.to_string()),
+        }
+    }
 }
 
 #[cfg(test)]
