@@ -1803,18 +1803,27 @@ fn kubectl_can_see_kfs_set_as_a_kep_3659_applyset() {
             "{name}"
         );
     }
-    // Prune never touches the parent (it is not one of kf's labelled objects).
+    // Prune never deletes the parent (it is not one of kf's labelled objects). A prune
+    // with -c leaves the other components' kinds listed; once a full apply's prune has
+    // removed every Deployment and Service, the parent lists only what is left, as kubectl
+    // does after its prune (KEP-3659).
+    let kinds = |s: &Setup| {
+        s.cluster
+            .get("", "secrets", &s.ns, "kf-app-default")
+            .expect("the parent stays")["metadata"]["annotations"]
+            ["applyset.kubernetes.io/contains-group-kinds"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
     ok(&s.app.root, &["component", "rm", "web"]);
+    assert_eq!(s.apply(&["--prune", "-c", "settings"]).status, 0);
+    assert_eq!(kinds(&s), "ConfigMap,Deployment.apps,Service");
+    assert_eq!(s.apply(&["--prune", "--dry-run=server"]).status, 0);
+    assert_eq!(kinds(&s), "ConfigMap,Deployment.apps,Service");
     assert_eq!(s.apply(&["--prune"]).status, 0);
-    let parent = s
-        .cluster
-        .get("", "secrets", &s.ns, "kf-app-default")
-        .unwrap();
-    assert_eq!(
-        parent["metadata"]["annotations"]["applyset.kubernetes.io/contains-group-kinds"],
-        "ConfigMap,Deployment.apps,Service",
-        "kinds stay listed"
-    );
+    assert!(s.cluster.get("apps", "deployments", &s.ns, "web").is_none());
+    assert_eq!(kinds(&s), "ConfigMap");
     // Deleting the environment removes the parent too; with -c it stays.
     let run = kf_in(
         &s.app.root,

@@ -183,6 +183,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
             Vec::new()
         };
         let watch_items = items.clone();
+        let members = apply::SetMembers::of(&items, &env.namespace);
         let outcomes = apply::apply(
             &cluster,
             resources,
@@ -206,6 +207,19 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
             )
             .await
         };
+        // Every candidate gone after a full render's apply: the ApplySet lists only what
+        // the set still holds. With -c, the other components' kinds stay listed.
+        let complete = a.prune
+            && selected.is_empty()
+            && prune_error.is_none()
+            && !failed
+            && pruned.iter().all(|d| d.result.is_ok());
+        if complete
+            && options.dry_run == DryRun::None
+            && let Err(e) = apply::narrow_parent(&cluster, &members, &options).await
+        {
+            eprintln!("warning: ApplySet parent not updated after prune: {e}");
+        }
         if a.wait && options.dry_run == DryRun::None && !failed {
             let gone: Vec<prune::Found> = doomed
                 .into_iter()

@@ -375,17 +375,64 @@ async fn apply_one(
     outcome
 }
 
-/// Apply the ApplySet's parent Secret: the set's group kinds (with those the live parent
-/// already lists, so a kind whose objects are still to be pruned stays visible).
+/// What an ApplySet parent lists: the members' group kinds and namespaces.
+pub struct SetMembers {
+    pub group_kinds: BTreeSet<String>,
+    pub namespaces: BTreeSet<String>,
+}
+
+impl SetMembers {
+    pub fn of<'a>(items: impl IntoIterator<Item = &'a Item>, env_namespace: &str) -> SetMembers {
+        let mut members = SetMembers {
+            group_kinds: BTreeSet::new(),
+            namespaces: BTreeSet::from([env_namespace.to_string()]),
+        };
+        for i in items {
+            members
+                .group_kinds
+                .insert(applyset::group_kind(&i.api_version, &i.kind));
+            if let Some(ns) = str_at(&i.object, &["metadata", "namespace"]) {
+                members.namespaces.insert(ns.to_string());
+            }
+        }
+        members
+    }
+}
+
+/// How the parent's lists change.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ParentUpdate {
+    /// Before members are applied: add to what the live parent lists, so a kind whose
+    /// objects are still to be pruned stays visible.
+    Widen,
+    /// After a complete prune: list only what the set now holds (KEP-3659).
+    Exact,
+}
+
+/// Once a full render is applied and every prune candidate is gone, the parent lists only
+/// the kinds the set still has, as kubectl does after its prune. Apply with `-c`, or a
+/// prune that did not finish, keeps the wider list.
+pub async fn narrow_parent(
+    cluster: &Cluster,
+    members: &SetMembers,
+    options: &ApplyOptions,
+) -> Result<(), String> {
+    let Some(set) = &options.applyset else {
+        return Ok(());
+    };
+    apply_parent(cluster, set, members, options, ParentUpdate::Exact).await
+}
+
+/// Apply the ApplySet's parent Secret.
 async fn apply_parent(
     cluster: &Cluster,
     set: &ApplySet,
-    group_kinds: &BTreeSet<String>,
-    namespaces: &BTreeSet<String>,
+    members: &SetMembers,
     options: &ApplyOptions,
+    update: ParentUpdate,
 ) -> Result<(), String> {
     let path = format!("/api/v1/namespaces/{}/secrets/{}", set.namespace, set.name);
-    let mut kinds = group_kinds.clone();
+    let mut kinds = members.group_kinds.clone();
     match cluster.get(&path).await {
         Ok(live) => {
             if live.body["metadata"]["labels"][applyset::ID] != set.id().as_str() {
@@ -398,12 +445,17 @@ async fn apply_parent(
             let listed = live.body["metadata"]["annotations"][applyset::CONTAINS_GROUP_KINDS]
                 .as_str()
                 .unwrap_or_default();
-            kinds.extend(
-                listed
-                    .split(',')
-                    .filter(|k| !k.is_empty())
-                    .map(str::to_string),
-            );
+            if update == ParentUpdate::Exact && listed == join(&kinds) {
+                return Ok(());
+            }
+            if update == ParentUpdate::Widen {
+                kinds.extend(
+                    listed
+                        .split(',')
+                        .filter(|k| !k.is_empty())
+                        .map(str::to_string),
+                );
+            }
         }
         Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => {}
         Err(e) => return Err(e.to_string()),
@@ -416,7 +468,7 @@ async fn apply_parent(
     if options.dry_run == DryRun::Server {
         query.push_str("&dryRun=All");
     }
-    let body = serde_json::to_vec(&set.parent(&kinds, namespaces)).unwrap_or_default();
+    let body = serde_json::to_vec(&set.parent(&kinds, &members.namespaces)).unwrap_or_default();
     cluster
         .request(
             Method::PATCH,
@@ -427,6 +479,14 @@ async fn apply_parent(
         .await
         .map(|_| ())
         .map_err(|e| e.to_string())
+}
+
+fn join(kinds: &BTreeSet<String>) -> String {
+    kinds
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Wait until the CRDs named are Established, for at most `limit` (and never past the
@@ -485,17 +545,7 @@ pub async fn apply(
         })
         .collect();
     let mut stuck_crds: Vec<String> = Vec::new();
-    let group_kinds: BTreeSet<String> = tiers
-        .iter()
-        .flatten()
-        .map(|i| applyset::group_kind(&i.api_version, &i.kind))
-        .collect();
-    let namespaces: BTreeSet<String> = tiers
-        .iter()
-        .flatten()
-        .filter_map(|i| str_at(&i.object, &["metadata", "namespace"]).map(str::to_string))
-        .chain([env_namespace.to_string()])
-        .collect();
+    let members = SetMembers::of(tiers.iter().flatten(), env_namespace);
     let mut all = Vec::new();
     for (t, items) in tiers.into_iter().enumerate() {
         // The ApplySet's parent goes once namespaces exist and before any other member,
@@ -503,7 +553,7 @@ pub async fn apply(
         if t == 1
             && let Some(set) = &options.applyset
             && options.dry_run != DryRun::Client
-            && let Err(e) = apply_parent(cluster, set, &group_kinds, &namespaces, options).await
+            && let Err(e) = apply_parent(cluster, set, &members, options, ParentUpdate::Widen).await
         {
             eprintln!(
                 "warning: ApplySet parent secret/{} -n {} not applied: {e}; kubectl will not see kf's set (kf's own prune and delete do not need it)",
