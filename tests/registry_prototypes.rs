@@ -405,3 +405,96 @@ fn gpu_params_are_type_safe_and_vendor_neutral() {
         "{err}"
     );
 }
+
+/// The runtimes a TrainJob names must exist and have the job and container the TrainJob's
+/// trainer settings go to: Trainer v2.3 applies them to the container named `node` of the
+/// replicated job labelled `trainer.kubeflow.org/trainjob-ancestor-step: trainer`
+/// (kubeflow/trainer v2.3.0 manifests/base/runtimes/*.yaml; .ci/check-runtimes.py compares
+/// kf's rendering with those files field by field).
+#[test]
+fn training_runtimes_hold_what_train_job_points_at() {
+    let app = new_app();
+    ok(&app.root, &["generate", "training-runtimes", "runtimes"]);
+    ok(&app.root, &["generate", "train-job", "ft", "--numGpus=2"]);
+    let objs = objects(&ok(&app.root, &["show", "default", "-o", "json"]));
+    let runtimes: BTreeMap<String, &Map<String, Value>> = objs
+        .iter()
+        .filter(|o| o["kind"] == "ClusterTrainingRuntime")
+        .map(|o| (o["metadata"]["name"].as_str().unwrap().to_string(), o))
+        .collect();
+    assert_eq!(
+        runtimes.keys().map(String::as_str).collect::<Vec<_>>(),
+        [
+            "deepspeed-distributed",
+            "jax-distributed",
+            "mlx-distributed",
+            "torch-distributed",
+            "xgboost-distributed"
+        ]
+    );
+    for (name, rt) in &runtimes {
+        assert!(
+            rt["metadata"].get("namespace").is_none(),
+            "{name}: cluster-scoped"
+        );
+        let jobs = rt["spec"]["template"]["spec"]["replicatedJobs"]
+            .as_array()
+            .unwrap();
+        let trainer_jobs: Vec<&Value> = jobs
+            .iter()
+            .filter(|j| {
+                j["template"]["metadata"]["labels"]["trainer.kubeflow.org/trainjob-ancestor-step"]
+                    == "trainer"
+            })
+            .collect();
+        assert_eq!(trainer_jobs.len(), 1, "{name}: one trainer job");
+        for j in jobs {
+            let containers = j["template"]["spec"]["template"]["spec"]["containers"]
+                .as_array()
+                .unwrap();
+            assert!(containers.iter().any(|c| c["name"] == "node"), "{name}");
+            for c in containers {
+                let image = c["image"].as_str().unwrap();
+                if image.starts_with("ghcr.io/kubeflow/trainer/") {
+                    assert!(image.ends_with(":v2.3.0"), "{name}: {image} pinned");
+                }
+            }
+        }
+        if name.starts_with("deepspeed") || name.starts_with("mlx") {
+            let launcher = jobs.iter().find(|j| j["name"] == "launcher").unwrap();
+            assert_eq!(launcher["dependsOn"][0]["name"], "node");
+            assert_eq!(launcher["dependsOn"][0]["status"], "Ready");
+            assert_eq!(rt["spec"]["mlPolicy"]["mpi"]["runLauncherAsNode"], true);
+        }
+    }
+    // The TrainJob's defaults point at a runtime that is there, and its GPU patch at a
+    // replicated job that runtime has.
+    let job = objs.iter().find(|o| o["kind"] == "TrainJob").unwrap();
+    let runtime = runtimes[job["spec"]["runtimeRef"]["name"].as_str().unwrap()];
+    let target = &job["spec"]["runtimePatches"][0]["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"]
+        [0]["name"];
+    assert!(
+        runtime["spec"]["template"]["spec"]["replicatedJobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|j| j["name"] == *target),
+        "{target}"
+    );
+    // A runtime Trainer does not ship is refused with the names it does ship.
+    ok(
+        &app.root,
+        &[
+            "param",
+            "set",
+            "runtimes",
+            "runtimes",
+            "torch-distributed,pytorch",
+        ],
+    );
+    let err = fails(&app.root, &["show", "default", "-c", "runtimes"]);
+    assert!(
+        err.contains("unknown runtime \"pytorch\"") && err.contains("torch-distributed"),
+        "{err}"
+    );
+}
