@@ -21,7 +21,7 @@ local util = import 'kubeflow/common/util.libsonnet';
         name, ns, labels, hosts, [gateway],
         util.get(params, 'prefix', '/%s/' % name),
         '%s.%s.svc.cluster.local' % [service, svcNs],
-        util.get(params, 'port', 80),
+        util.get(params, 'port', 8501),
         rewrite=util.get(params, 'rewrite'),
         timeout=util.get(params, 'timeout'),
       ),
