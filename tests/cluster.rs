@@ -2112,3 +2112,21 @@ fn a_discovery_that_never_answers_ends_within_the_timeout() {
         "nothing but the test's namespace was written"
     );
 }
+
+#[test]
+fn a_kind_the_cluster_no_longer_serves_says_what_replaced_it() {
+    // MXJob left the training-operator in v1.9 (training-operator v1.9.0 manifests/base/crds
+    // has no mxjobs CRD); a cluster without it gets a message saying so, not "install the CRD".
+    let s = setup();
+    if s.cluster.fake().is_none() {
+        return;
+    }
+    ok(&s.app.root, &["generate", "mxnet-job", "mx"]);
+    let run = s.apply(&["-c", "mx"]);
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        all.contains("does not serve kubeflow.org/v1 MXJob: MXJob is served only by the training-operator up to v1.8"),
+        "{all}"
+    );
+}

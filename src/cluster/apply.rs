@@ -584,10 +584,18 @@ pub async fn apply(
                             super::client::humantime(options.crd_wait)
                         ))
                     } else {
-                        Err(format!(
-                            "the cluster does not serve {} {}; is its CRD installed?",
-                            item.api_version, item.kind
-                        ))
+                        Err(
+                            match super::resources::retired_hint(&item.api_version, &item.kind) {
+                                Some(hint) => format!(
+                                    "the cluster does not serve {} {}: {hint}",
+                                    item.api_version, item.kind
+                                ),
+                                None => format!(
+                                    "the cluster does not serve {} {}; is its CRD installed?",
+                                    item.api_version, item.kind
+                                ),
+                            },
+                        )
                     };
                     let o = Outcome {
                         id: item.fallback_id(),
