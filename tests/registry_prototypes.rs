@@ -498,3 +498,80 @@ fn training_runtimes_hold_what_train_job_points_at() {
         "{err}"
     );
 }
+
+/// The archived operators' prototypes make their jobs runnable: the CRD serves the kind
+/// and version the job prototypes render (as apiextensions.k8s.io/v1, since v1beta1 CRDs
+/// are gone from Kubernetes 1.22), the Deployment runs as a ServiceAccount bound to a
+/// ClusterRole over the job kind, and validation then knows the kind.
+#[test]
+fn legacy_operators_serve_the_jobs_their_prototypes_render() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["generate", "chainer-operator", "chainer-operator"],
+    );
+    ok(
+        &app.root,
+        &["generate", "chainer-job", "mnist", "--numWorkers=2"],
+    );
+    let err = fails(
+        &app.root,
+        &["generate", "caffe2-operator", "caffe2-operator"],
+    );
+    assert!(err.contains("image"), "upstream published no image: {err}");
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "caffe2-operator",
+            "caffe2-operator",
+            "--image=registry.example.com/caffe2-operator:dev",
+        ],
+    );
+    ok(&app.root, &["generate", "caffe2-job", "resnet"]);
+    let objs = objects(&ok(&app.root, &["show", "default", "-o", "json"]));
+    for (job_kind, plural, operator) in [
+        ("ChainerJob", "chainerjobs", "chainer-operator"),
+        ("Caffe2Job", "caffe2jobs", "caffe2-operator"),
+    ] {
+        let job = objs.iter().find(|o| o["kind"] == job_kind).unwrap();
+        let crd = objs
+            .iter()
+            .find(|o| {
+                o["kind"] == "CustomResourceDefinition" && o["spec"]["names"]["kind"] == job_kind
+            })
+            .unwrap_or_else(|| panic!("{operator} installs the {job_kind} CRD"));
+        assert_eq!(crd["apiVersion"], "apiextensions.k8s.io/v1");
+        assert_eq!(crd["metadata"]["name"], format!("{plural}.kubeflow.org"));
+        let (group, version) = job["apiVersion"].as_str().unwrap().split_once('/').unwrap();
+        assert_eq!(crd["spec"]["group"], group);
+        assert_eq!(crd["spec"]["versions"][0]["name"], version);
+        assert_eq!(crd["spec"]["versions"][0]["served"], true);
+        let deploy = objs
+            .iter()
+            .find(|o| o["kind"] == "Deployment" && o["metadata"]["name"] == operator)
+            .unwrap();
+        let sa = &deploy["spec"]["template"]["spec"]["serviceAccountName"];
+        let binding = objs
+            .iter()
+            .find(|o| o["kind"] == "ClusterRoleBinding" && o["subjects"][0]["name"] == *sa)
+            .unwrap();
+        let role = objs
+            .iter()
+            .find(|o| {
+                o["kind"] == "ClusterRole" && o["metadata"]["name"] == binding["roleRef"]["name"]
+            })
+            .unwrap();
+        assert!(
+            role["rules"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| { r["apiGroups"][0] == "kubeflow.org" && r["resources"][0] == plural }),
+            "{operator} may manage {plural}"
+        );
+    }
+    let run = kf_in(&app.root, &["validate", "default"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("not checked"), "{}", run.stderr);
+}
