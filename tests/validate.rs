@@ -139,3 +139,25 @@ fn generate_refuses_names_kubernetes_rejects() {
         &["generate", "deployed-service", "web", "--image=nginx"],
     );
 }
+
+#[test]
+fn validate_refuses_apis_the_envs_kubernetes_no_longer_serves() {
+    // A ksonnet-era component: fine for its v1.10 cluster, refused for a v1.33 one, with
+    // what to use instead (the deprecated-API migration guide's removals).
+    let app = new_app();
+    write(
+        app.root.join("components/legacy.jsonnet"),
+        "{ apiVersion: 'extensions/v1beta1', kind: 'Deployment', metadata: { name: 'web' },\n  spec: { template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } } }\n",
+    );
+    ok(
+        &app.root,
+        &["env", "add", "current", "--api-spec", "version:v1.33.0"],
+    );
+    let err = fails(&app.root, &["validate", "current"]);
+    assert!(
+        err.contains("Deployment/web (component legacy): Kubernetes v1.33.0 (the environment's k8sVersion) does not serve extensions/v1beta1 Deployment: removed in 1.16; use apps/v1"),
+        "{err}"
+    );
+    let run = kf_in(&app.root, &["validate", "default"]);
+    assert_eq!(run.status, 0, "v1.10.3 serves it: {}", run.stderr);
+}

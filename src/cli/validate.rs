@@ -27,7 +27,8 @@ pub struct ValidateArgs {
 pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
     let namespace = a.render.jsonnet.namespace().map(str::to_string);
     let rendered = a.render.render(ctx)?;
-    let mut validator = Validator::with_builtin_crds();
+    let k8s_version = rendered.app.environment(&rendered.env)?.k8s_version.clone();
+    let mut validator = Validator::with_builtin_crds().for_k8s_version(&k8s_version);
     for o in &rendered.objects {
         validator.add_crds(&serde_json::Value::Object(o.object.clone()));
     }

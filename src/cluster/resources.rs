@@ -121,7 +121,7 @@ impl Resources {
 /// (kubernetes.io/docs/reference/using-api/deprecation-guide), and the Kubeflow job kinds
 /// whose operators stopped serving them. `None` for kinds with no known history.
 pub fn retired_hint(api_version: &str, kind: &str) -> Option<String> {
-    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+    let (group, _) = api_version.split_once('/').unwrap_or(("", api_version));
     let kubeflow = match (group, kind) {
         ("kubeflow.org", "MXJob") => Some(
             "MXJob is served only by the training-operator up to v1.8 (v1.9 removed it): run a v1.8.x training-operator that serves it (kf generate training-operator … --schemes=mxjob --image=<a v1.8.x image>)",
@@ -137,100 +137,12 @@ pub fn retired_hint(api_version: &str, kind: &str) -> Option<String> {
     if let Some(h) = kubeflow {
         return Some(h.to_string());
     }
-    // (group, version, kinds ("" = all), removed in, replacement)
-    const RETIRED: &[(&str, &str, &[&str], &str, &str)] = &[
-        (
-            "extensions",
-            "v1beta1",
-            &["Ingress"],
-            "1.22",
-            "networking.k8s.io/v1",
-        ),
-        (
-            "extensions",
-            "v1beta1",
-            &["NetworkPolicy"],
-            "1.16",
-            "networking.k8s.io/v1",
-        ),
-        ("extensions", "v1beta1", &[""], "1.16", "apps/v1"),
-        ("apps", "v1beta1", &[""], "1.16", "apps/v1"),
-        ("apps", "v1beta2", &[""], "1.16", "apps/v1"),
-        (
-            "networking.k8s.io",
-            "v1beta1",
-            &[""],
-            "1.22",
-            "networking.k8s.io/v1",
-        ),
-        (
-            "rbac.authorization.k8s.io",
-            "v1beta1",
-            &[""],
-            "1.22",
-            "rbac.authorization.k8s.io/v1",
-        ),
-        (
-            "rbac.authorization.k8s.io",
-            "v1alpha1",
-            &[""],
-            "1.22",
-            "rbac.authorization.k8s.io/v1",
-        ),
-        (
-            "apiextensions.k8s.io",
-            "v1beta1",
-            &[""],
-            "1.22",
-            "apiextensions.k8s.io/v1 (with a structural schema)",
-        ),
-        (
-            "admissionregistration.k8s.io",
-            "v1beta1",
-            &[""],
-            "1.22",
-            "admissionregistration.k8s.io/v1",
-        ),
-        (
-            "scheduling.k8s.io",
-            "v1beta1",
-            &[""],
-            "1.22",
-            "scheduling.k8s.io/v1",
-        ),
-        (
-            "storage.k8s.io",
-            "v1beta1",
-            &["StorageClass", "VolumeAttachment"],
-            "1.22",
-            "storage.k8s.io/v1",
-        ),
-        ("batch", "v1beta1", &["CronJob"], "1.25", "batch/v1"),
-        (
-            "policy",
-            "v1beta1",
-            &["PodDisruptionBudget"],
-            "1.25",
-            "policy/v1",
-        ),
-        (
-            "policy",
-            "v1beta1",
-            &["PodSecurityPolicy"],
-            "1.25",
-            "Pod Security admission (no replacement kind)",
-        ),
-        ("autoscaling", "v2beta1", &[""], "1.25", "autoscaling/v2"),
-        ("autoscaling", "v2beta2", &[""], "1.26", "autoscaling/v2"),
-    ];
-    RETIRED
-        .iter()
-        .find(|(g, v, kinds, _, _)| {
-            *g == group && *v == version && (kinds.contains(&kind) || kinds.contains(&""))
-        })
-        .map(|(_, _, _, removed, instead)| {
-            format!("Kubernetes {removed} stopped serving {api_version} {kind}; use {instead}")
-        })
+    crate::validate::retired(api_version, kind).map(|r| {
+        format!(
+            "Kubernetes 1.{} stopped serving {api_version} {kind}; use {}",
+            r.removed_minor, r.instead
+        )
+    })
 }
 
 #[cfg(test)]
