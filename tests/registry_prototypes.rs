@@ -575,3 +575,115 @@ fn legacy_operators_serve_the_jobs_their_prototypes_render() {
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(!run.stderr.contains("not checked"), "{}", run.stderr);
 }
+
+/// The jupyterhub prototype's jupyterhub_config.py, run by Python with the settings the
+/// render puts next to it and a stand-in for JupyterHub's `get_config`: the settings
+/// that make a hub usable reach the traitlets they are meant for (KubeSpawner's uid and
+/// fs_gid as z2jh sets them, the idle culler service and its role with the scopes
+/// jupyterhub-idle-culler's README lists, Google's hosted_domain with allow_all).
+#[test]
+fn jupyterhub_config_sets_homes_culler_and_google_domains() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "jupyterhub",
+            "jupyterhub",
+            "--authenticator=google",
+            "--oauthClientId=id",
+            "--oauthClientSecretName=oauth",
+            r#"--allowedGroups=["example.com"]"#,
+        ],
+    );
+    let objs = objects(&ok(&app.root, &["show", "default", "-o", "json"]));
+    let config = objs.iter().find(|o| o["kind"] == "ConfigMap").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for file in [
+        "jupyterhub_config.py",
+        "settings.json",
+        "ensure_proxy_token.py",
+    ] {
+        std::fs::write(
+            dir.path().join(file),
+            config["data"][file].as_str().unwrap(),
+        )
+        .unwrap();
+    }
+    let hub = objs
+        .iter()
+        .find(|o| o["kind"] == "Deployment" && o["metadata"]["name"] == "jupyterhub-hub")
+        .unwrap();
+    let pod = &hub["spec"]["template"]["spec"];
+    assert_eq!(
+        pod["initContainers"][0]["command"][1],
+        "/etc/jupyterhub/ensure_proxy_token.py"
+    );
+    assert!(
+        pod["volumes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v["persistentVolumeClaim"]["claimName"] == "jupyterhub-hub-db"),
+        "the hub database is on a PVC by default"
+    );
+    let script = r#"
+import json, os, sys
+class Section(dict):
+    def __getattr__(self, k):
+        return self.setdefault(k, Section())
+    def __setattr__(self, k, v):
+        self[k] = v
+c = Section()
+os.environ.update(CONFIGPROXY_AUTH_TOKEN='t', POD_NAMESPACE='ml', OAUTH_CLIENT_SECRET='s')
+exec(open(sys.argv[1]).read(), {'get_config': lambda: c, '__file__': sys.argv[1]})
+print(json.dumps(c, default=sorted))
+"#;
+    let out = match std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(dir.path().join("jupyterhub_config.py"))
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) => {
+            eprintln!("skipped: no python3 ({e})");
+            return;
+        }
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(c["KubeSpawner"]["uid"], 1000);
+    assert_eq!(c["KubeSpawner"]["fs_gid"], 100);
+    assert_eq!(
+        c["GoogleOAuthenticator"]["hosted_domain"],
+        serde_json::json!(["example.com"])
+    );
+    assert_eq!(c["Authenticator"]["allow_all"], true);
+    let service = &c["JupyterHub"]["services"][0];
+    assert_eq!(service["name"], "jupyterhub-idle-culler");
+    assert!(
+        service["command"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a == "--timeout=3600")
+    );
+    assert_eq!(
+        c["JupyterHub"]["load_roles"][0]["scopes"],
+        serde_json::json!([
+            "list:users",
+            "read:users:activity",
+            "read:servers",
+            "delete:servers"
+        ])
+    );
+    assert_eq!(
+        c["JupyterHub"]["load_roles"][0]["services"][0],
+        "jupyterhub-idle-culler"
+    );
+}

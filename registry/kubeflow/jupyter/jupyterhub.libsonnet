@@ -8,8 +8,9 @@
 //   Deployment N-proxy          configurable-http-proxy
 //   Service N-hub (8081), N-proxy-api (8001), N-proxy-public (80 → 8000, serviceType)
 //   ServiceAccount/Role/RoleBinding N-hub   what KubeSpawner needs in the namespace
-//   PersistentVolumeClaim N-hub-db          when storage=true
-// The proxy's auth token comes from an existing Secret (proxyTokenSecret, key "token").
+//   PersistentVolumeClaim N-hub-db          unless storage=false
+// The proxy's auth token is the Secret proxyTokenSecret (key "token"), created by the
+// hub's init container when absent (createProxyToken).
 local gpu = import 'kubeflow/common/gpu.libsonnet';
 local k8s = import 'kubeflow/common/k8s.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
@@ -72,7 +73,10 @@ local util = import 'kubeflow/common/util.libsonnet';
     local cls = if std.objectHas($.authenticators, kind) then $.authenticators[kind]
     else error 'authenticator: "%s" is not one of %s' % [kind, std.join(', ', std.objectFields($.authenticators))];
     local oauth = kind != 'dummy';
-    local allowAll = util.toBool(util.get(params, 'allowAll', kind == 'dummy'), 'allowAll');
+    // Google's hosted_domain only restricts who may try: with no allow-list, everyone of
+    // the named domains is admitted (OAuthenticator 16 admits nobody otherwise).
+    local domains = kind == 'google' && util.toArray(util.get(params, 'allowedGroups')) != [];
+    local allowAll = util.toBool(util.get(params, 'allowAll', kind == 'dummy' || (domains && util.toArray(util.get(params, 'allowedUsers')) == [])), 'allowAll');
     {
       class: cls,
       adminUsers: util.toArray(util.get(params, 'adminUsers')),
@@ -113,7 +117,13 @@ local util = import 'kubeflow/common/util.libsonnet';
           mountPath: '/home/jovyan',
         },
         profiles: $.profiles(params),
+        uid: 1000,
+        fsGid: util.toInt(util.get(params, 'fsGid', 100), 'fsGid'),
       },
+      culler: if util.toBool(util.get(params, 'cullIdle', true), 'cullIdle') then {
+        timeout: util.toInt(util.get(params, 'cullTimeout', 3600), 'cullTimeout'),
+        every: util.toInt(util.get(params, 'cullEvery', 600), 'cullEvery'),
+      } else null,
       extraConfig: util.get(params, 'extraConfig', ''),
     },
 
@@ -130,7 +140,8 @@ local util = import 'kubeflow/common/util.libsonnet';
     local tokenSecret = util.get(params, 'proxyTokenSecret', name + '-proxy-token');
     local tokenEnv = k8s.secretEnv('CONFIGPROXY_AUTH_TOKEN', tokenSecret, 'token');
     local settings = $.settings(params, env);
-    local storage = util.toBool(util.get(params, 'storage', false), 'storage');
+    local storage = util.toBool(util.get(params, 'storage', true), 'storage');
+    local createToken = util.toBool(util.get(params, 'createProxyToken', true), 'createProxyToken');
     local hub = {
       name: 'hub',
       image: util.get(params, 'hubImage', 'quay.io/jupyterhub/k8s-hub:4.0.0'),
@@ -166,6 +177,7 @@ local util = import 'kubeflow/common/util.libsonnet';
     util.list([
       k8s.configMap(name + '-config', ns, util.labels(name), {
         'jupyterhub_config.py': importstr 'jupyterhub_config.py',
+        'ensure_proxy_token.py': importstr 'ensure_proxy_token.py',
         'settings.json': std.manifestJsonEx(settings, '  ') + '\n',
       }),
       k8s.serviceAccount(name + '-hub', ns, hubLabels),
@@ -175,6 +187,18 @@ local util = import 'kubeflow/common/util.libsonnet';
       k8s.deployment(name + '-hub', ns, hubLabels, {
         serviceAccountName: name + '-hub',
         securityContext: { fsGroup: 1000 },
+        // The proxy token Secret is made on first start when absent (a random token, never
+        // in the render): hub and proxy wait for it through their secretKeyRef.
+        [if createToken then 'initContainers']: [{
+          name: 'proxy-token',
+          image: hub.image,
+          command: ['python3', $.configDir + '/ensure_proxy_token.py'],
+          env: [
+            k8s.fieldEnv('POD_NAMESPACE', 'metadata.namespace'),
+            { name: 'TOKEN_SECRET', value: tokenSecret },
+          ],
+          volumeMounts: [{ name: 'config', mountPath: $.configDir, readOnly: true }],
+        }],
         containers: [util.prune(hub)],
         volumes: [
           { name: 'config', configMap: { name: name + '-config' } },

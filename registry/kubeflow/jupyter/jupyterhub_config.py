@@ -4,6 +4,7 @@
 # component param can change is in settings.json, next to this file.
 import json
 import os
+import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(here, 'settings.json')) as f:
@@ -51,6 +52,11 @@ c.KubeSpawner.start_timeout = spawner['startTimeout']
 c.KubeSpawner.http_timeout = 60
 c.KubeSpawner.default_url = spawner['defaultUrl']
 c.KubeSpawner.common_labels = {'app': settings['name'], 'component': 'singleuser-server'}
+# The notebook images run as jovyan (uid 1000, group users = 100): with fs_gid the home
+# volume is group-owned by 100, so a fresh PVC is writable (z2jh's singleuser.uid/fsGid).
+c.KubeSpawner.uid = spawner['uid']
+c.KubeSpawner.fs_gid = spawner['fsGid']
+c.KubeSpawner.supplemental_gids = [spawner['fsGid']]
 if spawner.get('cpuGuarantee'):
     c.KubeSpawner.cpu_guarantee = float(spawner['cpuGuarantee'])
 if spawner.get('memGuarantee'):
@@ -74,6 +80,25 @@ if spawner.get('storage'):
 # image, GPU limit, node selector and tolerations.
 if spawner['profiles']:
     c.KubeSpawner.profile_list = spawner['profiles']
+
+# Idle servers are stopped (an idle GPU notebook holds its GPUs): jupyterhub-idle-culler,
+# shipped in the k8s-hub image, as a hub-managed service with only the scopes it needs.
+culler = settings['culler']
+if culler:
+    c.JupyterHub.load_roles = [{
+        'name': 'jupyterhub-idle-culler',
+        'scopes': ['list:users', 'read:users:activity', 'read:servers', 'delete:servers'],
+        'services': ['jupyterhub-idle-culler'],
+    }]
+    c.JupyterHub.services = [{
+        'name': 'jupyterhub-idle-culler',
+        'command': [
+            sys.executable, '-m', 'jupyterhub_idle_culler',
+            '--timeout=%d' % culler['timeout'],
+            '--cull-every=%d' % culler['every'],
+            '--concurrency=10',
+        ],
+    }]
 
 # Free-form additions (the extraConfig param).
 exec(settings.get('extraConfig') or '')
