@@ -15,6 +15,13 @@ const PAGE: &str = r#"# {{short}}
 
 {{description}}
 
+{{#if requires}}
+## Requires
+
+{{#each requires}}- {{this}}
+{{/each}}
+
+{{/if}}
 ## Usage
 
 ```sh
@@ -96,6 +103,7 @@ fn page_data(proto: &Prototype) -> Value {
         })).collect::<Vec<_>>(),
         "gpu": gpu,
         "readme": readme,
+        "requires": proto.requires,
     })
 }
 

@@ -687,3 +687,29 @@ print(json.dumps(c, default=sorted))
         "jupyterhub-idle-culler"
     );
 }
+
+/// Every registry prototype says what must be on the cluster first (`// @requires`), and
+/// that list is what `prototype describe` and docs/prototypes/ show.
+#[test]
+fn every_registry_prototype_states_its_prerequisites() {
+    let app = new_app();
+    for proto in registry_prototypes() {
+        let short = proto.short_name();
+        assert!(
+            !proto.requires.is_empty(),
+            "{short} has no // @requires line"
+        );
+        let described = ok(&app.root, &["prototype", "describe", short]);
+        let page = std::fs::read_to_string(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("docs/prototypes/{short}.md")),
+        )
+        .unwrap();
+        for r in &proto.requires {
+            assert!(
+                described.contains(&format!("  - {r}\n")),
+                "{short}: {described}"
+            );
+            assert!(page.contains(&format!("- {r}\n")), "{short}: docs page");
+        }
+    }
+}

@@ -207,8 +207,15 @@ fn describe(p: &Prototype) -> String {
             .collect::<Vec<_>>()
             .join("\n")
     };
+    // ksonnet's layout, with kf's REQUIRES block only where a prototype declares one.
+    let requires = if p.requires.is_empty() {
+        String::new()
+    } else {
+        let items: Vec<String> = p.requires.iter().map(|r| format!("  - {r}")).collect();
+        format!("REQUIRES:\n{}\n\n", items.join("\n"))
+    };
     format!(
-        "PROTOTYPE NAME:\n{}\n\nDESCRIPTION:\n{}\n\nREQUIRED PARAMETERS:\n{}\n\nOPTIONAL PARAMETERS:\n{}\n\nTEMPLATE TYPES AVAILABLE:\n  [jsonnet]\n",
+        "PROTOTYPE NAME:\n{}\n\nDESCRIPTION:\n{}\n\n{requires}REQUIRED PARAMETERS:\n{}\n\nOPTIONAL PARAMETERS:\n{}\n\nTEMPLATE TYPES AVAILABLE:\n  [jsonnet]\n",
         p.name,
         p.description,
         group(p.required().collect()),

@@ -58,6 +58,9 @@ pub struct Prototype {
     pub source: String,
     /// The registry package it belongs to; `None` for kf's generic prototypes.
     pub package: Option<crate::registry::PackageRef>,
+    /// What must be on the cluster for its objects to run (`// @requires` lines, kf's own
+    /// directive: an operator, CRDs, a Secret), in the order written.
+    pub requires: Vec<String>,
 }
 
 impl Prototype {
@@ -140,6 +143,7 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
         body: body.to_string(),
         source: source_name.to_string(),
         package: None,
+        requires: Vec::new(),
     };
     for (line, name, value) in directives {
         match name.as_str() {
@@ -147,6 +151,9 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
             "name" => proto.name = value,
             "description" => proto.description = value,
             "shortDescription" => proto.short_description = value,
+            "requires" => proto
+                .requires
+                .push(value.split_whitespace().collect::<Vec<_>>().join(" ")),
             "param" => {
                 let parts: Vec<&str> = value.splitn(3, ' ').collect();
                 let [pname, ptype, description] = parts[..] else {

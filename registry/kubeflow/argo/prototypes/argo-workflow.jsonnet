@@ -2,6 +2,9 @@
 // @name io.ksonnet.pkg.argo-workflow
 // @description An Argo Workflow that trains then serves a model: step train runs trainImage/trainCommand with MODEL_DIR set to modelDir (a PVC given as pvc://claim/path is mounted); step serve applies a KServe InferenceService for modelDir (serveKind kserve), runs serveImage (container) or is skipped (none). The train step gets trainGpus (default numGpus) with gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations; the serve step gets serveGpus (default numGpus). Needs the argo prototype (controller, CRDs, the argo-workflow ServiceAccount).
 // @shortDescription An Argo Workflow: train (with GPUs) then serve.
+// @requires Argo Workflows (the `argo` prototype)
+// @requires For serveKind kserve: KServe (its controller and the serving.kserve.io CRDs)
+// @requires For s3:// or gs:// model paths: the credential Secret named by s3SecretName or gcpCredentialSecretName
 // @param name string Name of the Workflow
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam modelDir string gs://my-bucket/models/mnist Where training writes the model and serving reads it (gs://, s3://, pvc://claim/path)

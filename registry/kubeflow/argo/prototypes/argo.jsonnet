@@ -2,6 +2,7 @@
 // @name io.ksonnet.pkg.argo
 // @description Argo Workflows (v4.1) installed cluster-wide: the Workflow CRD (full schema) and the other argoproj.io CRDs, the workflow-controller Deployment with its ConfigMap (executor image), the argo-server Deployment and Service (API and UI on port 2746), their ServiceAccounts, ClusterRoles and ClusterRoleBindings, and a ServiceAccount + Role for workflow pods (executorServiceAccount, used by argo-workflow). Apply the CRDs with server-side apply: the Workflow CRD is too large for a last-applied annotation.
 // @shortDescription Argo Workflows: controller, server/UI and CRDs.
+// @requires Nothing: it installs its own CRDs (installCRD=true)
 // @param name string Name prefix of the objects (e.g. argo)
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam controllerImage string quay.io/argoproj/workflow-controller:v4.1.2 workflow-controller image

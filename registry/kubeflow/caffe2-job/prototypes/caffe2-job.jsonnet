@@ -2,6 +2,7 @@
 // @name io.ksonnet.pkg.caffe2-job
 // @description A Caffe2 training job (kubeflow.org/v1alpha1 Caffe2Job) in the format of the archived kubeflow/caffe2-operator: numReplicas pods coordinated through the backend (none, redis or nfs; the operator picks none for 1 replica and redis otherwise). No maintained operator serves this kind. Pods with numGpus > 0 get the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations.
 // @shortDescription A Caffe2 training job (Caffe2Job, legacy, unmaintained operator) with GPUs.
+// @requires The caffe2-operator prototype (the archived operator and its Caffe2Job CRD)
 // @param name string Name of the Caffe2Job
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string kubeflow/caffe2:py2-cuda9.0-cudnn7-ubuntu16.04 Image of pods without GPUs

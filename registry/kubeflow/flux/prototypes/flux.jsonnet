@@ -2,6 +2,8 @@
 // @name io.ksonnet.pkg.flux
 // @description Flux v2 GitOps for the manifests kf renders: a GitRepository (source.toolkit.fluxcd.io/v1) watching url at a branch, tag, semver range or commit, and a Kustomization (kustomize.toolkit.fluxcd.io/v1) applying path of it every interval, pruning what was removed when prune is true. The Flux controllers are installed with `flux install`.
 // @shortDescription Flux GitRepository + Kustomization for rendered manifests.
+// @requires The Flux v2 controllers and CRDs (`flux install`)
+// @requires For a private repository: the Git credential Secret named by secretName
 // @param name string Name of the GitRepository and Kustomization
 // @param url string Git repository holding the rendered manifests (https:// or ssh://)
 // @optionalParam namespace string null Namespace (default: the environment's namespace; Flux's own is flux-system)

@@ -2,6 +2,7 @@
 // @name io.ksonnet.pkg.istio-route
 // @description An Istio VirtualService (networking.istio.io/v1) sending requests whose path starts with prefix, on an Istio Gateway, to a Service port (e.g. a tf-serving REST port, a KServe predictor or JupyterHub), optionally rewriting the prefix. With createGateway it also makes the Gateway (HTTP, and HTTPS when tlsSecret is given) on the ingress gateway pods.
 // @shortDescription An Istio VirtualService (and Gateway) to a Service.
+// @requires Istio (networking.istio.io CRDs and an ingress gateway); the Gateway named by gateway unless createGateway=true
 // @param name string Name of the VirtualService
 // @param service string Service to route to (its name)
 // @optionalParam namespace string null Namespace (default: the environment's namespace)

@@ -2,6 +2,8 @@
 // @name io.ksonnet.pkg.jupyterhub
 // @description JupyterHub with KubeSpawner: the hub and configurable-http-proxy Deployments, a ConfigMap holding jupyterhub_config.py and its settings, the hub, proxy-api and proxy-public Services, the spawner's ServiceAccount, Role and RoleBinding, and a PVC for the hub database (storage=false: an emptyDir). Users pick a server profile: CPU only, or one per GPU count (gpuProfiles, e.g. [1,2,4], or numGpus), each GPU profile with gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations. Idle servers are culled after cullTimeout seconds (jupyterhub-idle-culler; idle GPU notebooks hold GPUs). User homes are writable (uid 1000, fs_gid 100, as z2jh). The proxy token Secret (proxyTokenSecret, key token) is created with a random token by the hub's init container when absent. With the google authenticator, allowedGroups names hosted domains whose users are admitted.
 // @shortDescription JupyterHub (KubeSpawner) with GPU notebook profiles.
+// @requires For github, gitlab or google login: the OAuth client Secret named by oauthClientSecretName (key client-secret)
+// @requires A default StorageClass, or storageClass/userStorageClass, for the hub database and user homes
 // @param name string Name prefix of the objects (e.g. jupyterhub)
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam hubImage string quay.io/jupyterhub/k8s-hub:4.0.0 Hub image (JupyterHub + KubeSpawner + OAuthenticator)

@@ -2,6 +2,7 @@
 // @name io.ksonnet.pkg.mxnet-job
 // @description An Apache MXNet training job (kubeflow.org/v1 MXJob, jobMode MXTrain): one Scheduler, numServers parameter Servers and numWorkers Workers. Served by the training-operator up to v1.8 (v1.9 dropped MXJob). Workers get workerGpus (default numGpus), the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations; the scheduler and servers get schedulerGpus / serverGpus (default 0).
 // @shortDescription A distributed MXNet training job (MXJob) with GPUs.
+// @requires A training-operator v1.8.x with mxjob in its schemes (v1.9 removed MXJob)
 // @param name string Name of the MXJob
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string kubeflow/mxnet-gpu:latest Image of replicas without GPUs

@@ -2,6 +2,7 @@
 // @name io.ksonnet.pkg.pachyderm-pipeline
 // @description A Pachyderm pipeline spec (transform image and command over a PFS input repo and glob) kept in a ConfigMap, key pipeline.json: Pachyderm has no CRD, so create the pipeline with `kubectl get configmap <name> -o jsonpath='{.data.pipeline\.json}' | pachctl create pipeline -f -`. With numGpus > 0 the spec asks for GPUs (resource_limits.gpu of gpuResource), uses gpuImage, gpuNodeSelector and gpuTolerations.
 // @shortDescription A Pachyderm pipeline spec (in a ConfigMap), with GPUs.
+// @requires Pachyderm and pachctl (the pipeline is created from the ConfigMap with pachctl)
 // @param name string Name of the ConfigMap (and of the pipeline unless pipelineName is set)
 // @param inputRepo string PFS repo the pipeline reads
 // @optionalParam namespace string null Namespace (default: the environment's namespace)

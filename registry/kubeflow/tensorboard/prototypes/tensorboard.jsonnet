@@ -2,6 +2,7 @@
 // @name io.ksonnet.pkg.tensorboard
 // @description TensorBoard showing one log directory (gs://, s3:// or a PVC via pvc://claim/path or pvcName): a Deployment and a Service. TensorBoard needs no GPU. For s3:// use an image with tensorflow-io (TensorFlow 2.6+ moved S3 support there).
 // @shortDescription TensorBoard Deployment + Service for a log directory.
+// @requires For gs:// or s3:// log directories: the credential Secret named by gcpCredentialSecretName or s3SecretName
 // @param name string Name of the Deployment and Service
 // @param logDir string Log directory: gs://..., s3://..., pvc://claim/path or a path (on pvcName)
 // @optionalParam namespace string null Namespace (default: the environment's namespace)

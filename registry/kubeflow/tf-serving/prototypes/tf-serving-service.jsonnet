@@ -2,6 +2,7 @@
 // @name io.ksonnet.pkg.tf-serving-service
 // @description The Service of a TensorFlow Serving model alone (selecting every pod labelled app=<name>), for Deployments made elsewhere, e.g. one tf-serving component per model version sharing one Service. Optional Prometheus scrape annotations, Ambassador Mapping and Istio VirtualService to the REST port.
 // @shortDescription The Service (and routes) in front of TF Serving Deployments.
+// @requires TF Serving Deployments labelled app=<name> (e.g. tf-serving components)
 // @param name string Name of the Service; it selects pods labelled app=<name>
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam modelName string null Model name used in route URLs (default: name)

@@ -2,6 +2,7 @@
 // @name io.ksonnet.pkg.tf-serving
 // @description TensorFlow Serving for one model: a Deployment (<name>-<versionName>, running tensorflow_model_server with gRPC and REST ports) and the Service <name> in front of every version. The model is read from gs:// (optional GCP key Secret), s3:// (AWS/MinIO env from params) or a PVC (pvc://claim/path, or pvcName + a path on it). With numGpus > 0 the pod gets gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations. Optional Prometheus metrics (monitoring), Ambassador Mapping and Istio VirtualService.
 // @shortDescription TensorFlow Serving Deployment + Service, with GPUs.
+// @requires For gs:// or s3:// model paths: the credential Secret named by gcpCredentialSecretName or s3SecretName
 // @param name string Name of the model's Service and prefix of its objects
 // @param modelBasePath string Where the model's numbered versions are: gs://..., s3://..., pvc://claim/path or a path (on pvcName)
 // @optionalParam namespace string null Namespace (default: the environment's namespace)

@@ -2,6 +2,7 @@
 // @name io.ksonnet.pkg.xgboost-job
 // @description A distributed XGBoost training job (kubeflow.org/v1 XGBoostJob) run by the Kubeflow training-operator: one Master and numWorkers Workers. masterGpus and workerGpus fall back to numGpus; replicas with GPUs get the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations.
 // @shortDescription A distributed XGBoost training job (XGBoostJob) with GPUs.
+// @requires The training-operator prototype v1.9 with xgboostjob in its schemes
 // @param name string Name of the XGBoostJob
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string docker.io/kubeflow/xgboost-dist-iris:latest Image of replicas without GPUs
