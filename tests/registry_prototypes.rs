@@ -713,3 +713,92 @@ fn every_registry_prototype_states_its_prerequisites() {
         }
     }
 }
+
+/// TF Serving 2.7+ has no S3 file system and TensorBoard needs tensorflow-io for it, so an
+/// s3:// path is copied into the pod (aws-cli init container and a syncing sidecar) and the
+/// server reads the local copy; `s3Mode=native` keeps the s3:// path for images that can.
+#[test]
+fn s3_models_and_logs_are_synced_into_the_pod() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "tf-serving",
+            "mnist",
+            "--modelBasePath=s3://models/mnist",
+            "--s3SecretName=aws",
+            "--s3Endpoint=minio.kubeflow:9000",
+            "--s3UseHttps=false",
+        ],
+    );
+    ok(
+        &app.root,
+        &["generate", "tensorboard", "tb", "--logDir=s3://logs/mnist"],
+    );
+    let objs = objects(&ok(&app.root, &["show", "default", "-o", "json"]));
+    let pod = |name: &str| {
+        objs.iter()
+            .find(|o| o["kind"] == "Deployment" && o["metadata"]["name"] == name)
+            .unwrap()["spec"]["template"]["spec"]
+            .clone()
+    };
+    let serving = pod("mnist-v1");
+    let server = &serving["containers"][0];
+    assert_eq!(server["name"], "tf-serving");
+    assert!(
+        server["args"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("--model_base_path=/mnt/models"))
+    );
+    assert!(
+        !server.to_string().contains("AWS_"),
+        "the server gets no S3 settings it cannot use"
+    );
+    let init = &serving["initContainers"][0];
+    let script = init["command"][2].as_str().unwrap();
+    assert!(
+        script.starts_with("aws s3 sync s3://models/mnist /mnt/s3-staging")
+            && script.contains("--endpoint-url http://minio.kubeflow:9000")
+            && script.contains("mv \"/mnt/models/.$n.tmp\" \"/mnt/models/$n\""),
+        "{script}"
+    );
+    assert_eq!(init["env"][0]["valueFrom"]["secretKeyRef"]["name"], "aws");
+    let sidecar = &serving["containers"][1];
+    assert_eq!(sidecar["name"], "s3-sync");
+    assert!(
+        sidecar["command"][2]
+            .as_str()
+            .unwrap()
+            .starts_with("while true; do sleep 60; aws s3 sync")
+    );
+    let tb = pod("tb");
+    assert!(
+        tb["containers"][0]["args"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("--logdir=/mnt/logs"))
+    );
+    assert!(
+        tb["initContainers"][0]["command"][2]
+            .as_str()
+            .unwrap()
+            .starts_with("aws s3 sync s3://logs/mnist /mnt/logs")
+    );
+
+    ok(&app.root, &["param", "set", "mnist", "s3Mode", "native"]);
+    let objs = objects(&ok(
+        &app.root,
+        &["show", "default", "-c", "mnist", "-o", "json"],
+    ));
+    let spec =
+        &objs.iter().find(|o| o["kind"] == "Deployment").unwrap()["spec"]["template"]["spec"];
+    assert!(spec.get("initContainers").is_none());
+    assert!(
+        spec["containers"][0]["args"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("--model_base_path=s3://models/mnist"))
+    );
+}

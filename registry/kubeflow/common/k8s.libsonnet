@@ -234,11 +234,61 @@ local util = import 'kubeflow/common/util.libsonnet';
 
     local join(a, b) = if b == '' then a else std.rstripChars(a, '/') + '/' + std.lstripChars(b, '/'),
 
-    mount(uri, params, what='path', mountPath='/mnt/store', readOnly=true)::
+    // s3:// for readers whose image cannot read S3 itself (TF Serving dropped its S3
+    // file system in 2.7; TensorFlow 2.6+ moved it to tensorflow-io): an init container
+    // copies the objects into an emptyDir before the server starts, and a sidecar syncs
+    // again every s3SyncSeconds so new model versions and log files show up. With
+    // versions=true each numbered version directory appears whole (copied under a dot
+    // name, then renamed), so TF Serving never loads a half-copied version.
+    s3SyncImage:: 'amazon/aws-cli:2.17.0',
+
+    s3Sync(p, params, mountPath, versions)::
+      local secret = util.get(params, 's3SecretName');
+      local endpoint = util.get(params, 's3Endpoint');
+      local https = util.toBool(util.get(params, 's3UseHttps', true), 's3UseHttps');
+      local verify = util.toBool(util.get(params, 's3VerifySsl', true), 's3VerifySsl');
+      local every = util.toInt(util.get(params, 's3SyncSeconds', 60), 's3SyncSeconds');
+      local flags = (if util.isNone(endpoint) then '' else ' --endpoint-url %s://%s' % [if https then 'https' else 'http', endpoint])
+                    + (if verify then '' else ' --no-verify-ssl');
+      local staging = '/mnt/s3-staging';
+      local sync =
+        if versions then
+          'aws s3 sync %s %s --only-show-errors%s && for v in %s/*/; do n=$(basename "$v"); [ -e "%s/$n" ] || { cp -r "$v" "%s/.$n.tmp" && mv "%s/.$n.tmp" "%s/$n"; }; done'
+          % [p.path, staging, flags, staging, mountPath, mountPath, mountPath, mountPath]
+        else 'aws s3 sync %s %s --only-show-errors%s' % [p.path, mountPath, flags];
+      local env = (if util.isNone(secret) then [] else [
+                     $.secretEnv('AWS_ACCESS_KEY_ID', secret, util.get(params, 's3AccessKeyIdKey', 'AWS_ACCESS_KEY_ID')),
+                     $.secretEnv('AWS_SECRET_ACCESS_KEY', secret, util.get(params, 's3SecretAccessKeyKey', 'AWS_SECRET_ACCESS_KEY')),
+                   ])
+                  + [{ name: 'AWS_DEFAULT_REGION', value: util.get(params, 's3Region', 'us-east-1') }];
+      local mounts = [{ name: 'store', mountPath: mountPath }]
+                     + (if versions then [{ name: 's3-staging', mountPath: staging }] else []);
+      local container(name, script) = {
+        name: name,
+        image: util.get(params, 's3SyncImage', $.storage.s3SyncImage),
+        command: ['/bin/sh', '-c', script],
+        env: env,
+        volumeMounts: mounts,
+      };
+      {
+        path: mountPath,
+        env: [],
+        volumes: [{ name: 'store', emptyDir: {} }]
+                 + (if versions then [{ name: 's3-staging', emptyDir: {} }] else []),
+        volumeMounts: [{ name: 'store', mountPath: mountPath, readOnly: true }],
+        initContainers: [container('s3-sync-init', sync)],
+        sidecars: [container('s3-sync', 'while true; do sleep %d; %s; done' % [every, sync])],
+      },
+
+    // sync=true: read s3:// through s3Sync (unless s3Mode is native).
+    mount(uri, params, what='path', mountPath='/mnt/store', readOnly=true, sync=false, versions=false)::
       local p = self.parse(uri, what);
       local pvcName = util.get(params, 'pvcName');
       local volName = 'store';
-      if p.scheme == 'pvc' then {
+      local mode = util.oneOf(util.get(params, 's3Mode', 'sync'), ['sync', 'native'], 's3Mode');
+      { initContainers: [], sidecars: [] } +
+      if p.scheme == 's3' && sync && mode == 'sync' then self.s3Sync(p, params, mountPath, versions)
+      else if p.scheme == 'pvc' then {
         path: join(mountPath, p.subPath),
         env: [],
         volumes: [{ name: volName, persistentVolumeClaim: { claimName: p.claim, readOnly: readOnly } }],

@@ -12,7 +12,7 @@ local util = import 'kubeflow/common/util.libsonnet';
     local ns = util.namespace(params, env);
     local labels = util.labels(name);
     local port = util.toInt(util.get(params, 'port', 6006), 'port');
-    local store = k8s.storage.mount(util.get(params, 'logDir'), params, 'logDir', $.logMount);
+    local store = k8s.storage.mount(util.get(params, 'logDir'), params, 'logDir', $.logMount, sync=true);
     local pathPrefix = util.get(params, 'pathPrefix');
     local container = util.prune({
       name: 'tensorboard',
@@ -34,7 +34,8 @@ local util = import 'kubeflow/common/util.libsonnet';
     });
     util.list([
       k8s.deployment(name, ns, labels, util.prune({
-        containers: [container],
+        initContainers: store.initContainers,
+        containers: [container] + store.sidecars,
         serviceAccountName: util.get(params, 'serviceAccountName'),
         volumes: store.volumes,
       })),

@@ -71,7 +71,7 @@ local util = import 'kubeflow/common/util.libsonnet';
     local version = util.get(params, 'versionName');
     local dname = $.deploymentName(params);
     local model = $.modelName(params);
-    local store = k8s.storage.mount(util.get(params, 'modelBasePath'), params, 'modelBasePath', $.modelMount);
+    local store = k8s.storage.mount(util.get(params, 'modelBasePath'), params, 'modelBasePath', $.modelMount, sync=true, versions=true);
     local g = gpu.settings(params);
     local monitoring = $.monitoring(params);
     local labels = util.labels(name, if version == null then {} else { version: version });
@@ -104,7 +104,8 @@ local util = import 'kubeflow/common/util.libsonnet';
       },
     };
     local podSpec = util.prune({
-      containers: [container],
+      initContainers: store.initContainers,
+      containers: [container] + store.sidecars,
       serviceAccountName: r.serviceAccountName,
       volumes: r.volumes,
     }) + gpu.podSpec(g.count, g.resource, g.nodeSelector, g.tolerations);

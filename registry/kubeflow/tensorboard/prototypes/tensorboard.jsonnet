@@ -1,6 +1,6 @@
 // @apiVersion 0.1
 // @name io.ksonnet.pkg.tensorboard
-// @description TensorBoard showing one log directory (gs://, s3:// or a PVC via pvc://claim/path or pvcName): a Deployment and a Service. TensorBoard needs no GPU. For s3:// use an image with tensorflow-io (TensorFlow 2.6+ moved S3 support there).
+// @description TensorBoard showing one log directory (gs://, s3:// or a PVC via pvc://claim/path or pvcName): a Deployment and a Service. TensorBoard needs no GPU. s3:// logs are copied into the pod by an aws-cli init container and a sidecar that syncs every s3SyncSeconds (TensorFlow 2.6+ reads S3 only with tensorflow-io; s3Mode=native for an image that has it).
 // @shortDescription TensorBoard Deployment + Service for a log directory.
 // @requires For gs:// or s3:// log directories: the credential Secret named by gcpCredentialSecretName or s3SecretName
 // @param name string Name of the Deployment and Service
@@ -23,6 +23,9 @@
 // @optionalParam s3Region string us-east-1 S3 region
 // @optionalParam s3UseHttps boolean true Use HTTPS to reach S3
 // @optionalParam s3VerifySsl boolean true Verify the S3 endpoint's certificate
+// @optionalParam s3Mode string sync How s3:// is read: sync (an aws-cli init container and sidecar copy it into the pod) or native (the image reads S3 itself)
+// @optionalParam s3SyncSeconds number 60 Seconds between the sidecar's syncs (new versions / log files)
+// @optionalParam s3SyncImage string amazon/aws-cli:2.17.0 Image of the S3 sync containers
 
 local tensorboard = import 'kubeflow/tensorboard/tensorboard.libsonnet';
 

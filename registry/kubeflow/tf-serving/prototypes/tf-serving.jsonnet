@@ -1,6 +1,6 @@
 // @apiVersion 0.1
 // @name io.ksonnet.pkg.tf-serving
-// @description TensorFlow Serving for one model: a Deployment (<name>-<versionName>, running tensorflow_model_server with gRPC and REST ports) and the Service <name> in front of every version. The model is read from gs:// (optional GCP key Secret), s3:// (AWS/MinIO env from params) or a PVC (pvc://claim/path, or pvcName + a path on it). With numGpus > 0 the pod gets gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations. Optional Prometheus metrics (monitoring), Ambassador Mapping and Istio VirtualService.
+// @description TensorFlow Serving for one model: a Deployment (<name>-<versionName>, running tensorflow_model_server with gRPC and REST ports) and the Service <name> in front of every version. The model is read from gs:// (optional GCP key Secret), s3:// (TF Serving 2.7+ cannot read S3 itself: an aws-cli init container and sidecar copy each version into the pod, whole; s3Mode=native passes the path to an image that can) or a PVC (pvc://claim/path, or pvcName + a path on it). With numGpus > 0 the pod gets gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations. Optional Prometheus metrics (monitoring), Ambassador Mapping and Istio VirtualService.
 // @shortDescription TensorFlow Serving Deployment + Service, with GPUs.
 // @requires For gs:// or s3:// model paths: the credential Secret named by gcpCredentialSecretName or s3SecretName
 // @param name string Name of the model's Service and prefix of its objects
@@ -33,6 +33,9 @@
 // @optionalParam s3Region string us-east-1 S3 region
 // @optionalParam s3UseHttps boolean true Use HTTPS to reach S3
 // @optionalParam s3VerifySsl boolean true Verify the S3 endpoint's certificate
+// @optionalParam s3Mode string sync How s3:// is read: sync (an aws-cli init container and sidecar copy it into the pod) or native (the image reads S3 itself)
+// @optionalParam s3SyncSeconds number 60 Seconds between the sidecar's syncs (new versions / log files)
+// @optionalParam s3SyncImage string amazon/aws-cli:2.17.0 Image of the S3 sync containers
 // @optionalParam monitoring boolean false Export Prometheus metrics (a --monitoring_config_file ConfigMap and prometheus.io scrape annotations)
 // @optionalParam ambassadorRoute boolean false Also make an Ambassador Mapping /tfserving/models/<model> → the REST API
 // @optionalParam istioRoute boolean false Also make an Istio VirtualService /tfserving/models/<model> → the REST API
