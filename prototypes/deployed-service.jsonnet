@@ -8,8 +8,13 @@
 // @optionalParam containerPort number 80 Port the container listens on; the Service forwards here
 // @optionalParam replicas number 1 How many pod replicas to run
 // @optionalParam type string ClusterIP Service type, e.g. ClusterIP, NodePort or LoadBalancer
+// @optionalParam namespace string null Namespace of the objects (default: the environment's namespace)
 local name = import 'param://name';
 local labels = { app: name };
+// Every namespaced object names its namespace, so that `kf show <env> | kubectl
+// apply -f -` puts it where `kf apply --env <env>` does.
+// A params block written without `namespace` (by hand, by an older kf) still renders.
+local namespace = if std.objectHas(params, 'namespace') && params.namespace != null then params.namespace else env.namespace;
 
 // Like ksonnet, several objects come out as a plain array; the render
 // pipeline wraps a component's array into a v1 List before flattening it.
@@ -17,7 +22,7 @@ local labels = { app: name };
   {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name: name },
+    metadata: { name: name, namespace: namespace },
     spec: {
       type: import 'param://type',
       selector: labels,
@@ -32,7 +37,7 @@ local labels = { app: name };
   {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: name },
+    metadata: { name: name, namespace: namespace },
     spec: {
       replicas: import 'param://replicas',
       selector: { matchLabels: labels },

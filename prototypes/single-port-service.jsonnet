@@ -8,10 +8,17 @@
 // @optionalParam targetPort number 80 Port on the selected pods that receives the traffic
 // @optionalParam protocol string TCP Transport protocol, TCP or UDP
 // @optionalParam serviceType string ClusterIP Service type, e.g. ClusterIP, NodePort or LoadBalancer
+// @optionalParam namespace string null Namespace of the objects (default: the environment's namespace)
+
+// Every namespaced object names its namespace, so that `kf show <env> | kubectl
+// apply -f -` puts it where `kf apply --env <env>` does.
+// A params block written without `namespace` (by hand, by an older kf) still renders.
+local namespace = if std.objectHas(params, 'namespace') && params.namespace != null then params.namespace else env.namespace;
+
 {
   apiVersion: 'v1',
   kind: 'Service',
-  metadata: { name: import 'param://name' },
+  metadata: { name: import 'param://name', namespace: namespace },
   spec: {
     type: import 'param://serviceType',
     selector: import 'param://targetLabelSelector',

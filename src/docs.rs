@@ -25,7 +25,7 @@ const PAGE: &str = r#"# {{short}}
 ## Usage
 
 ```sh
-kf generate {{short}} my-{{short}}{{#each required}} --{{name}}=<{{name}}>{{/each}}
+kf generate {{short}} {{component}}{{#each required}} --{{name}}=<{{name}}>{{/each}}
 ```
 
 {{#if package}}
@@ -42,7 +42,7 @@ The first `kf generate` from this package vendors it (and the packages it import
 {{#if gpu}}
 ## GPUs
 
-Set `{{gpu}}` to a positive number (per environment: `kf param set my-{{short}} {{gpu}} 2 --env prod`)
+Set `{{gpu}}` to a positive number (per environment: `kf param set {{component}} {{gpu}} 2 --env prod`)
 to request GPUs. Only replicas with GPUs get the GPU resource limit (`gpuResource`, default
 `nvidia.com/gpu`), the `gpuNodeSelector`, the tolerations (`gpuTolerations`, by default one
 for the GPU resource's `NoSchedule` taint) and `gpuImage`. `0`, `"0"` and `null` all mean none.
@@ -86,6 +86,8 @@ fn page_data(proto: &Prototype) -> Value {
     json!({
         "name": proto.name,
         "short": proto.short_name(),
+        // Component names are Kubernetes names: lowercase (`my-configmap`).
+        "component": format!("my-{}", proto.short_name().to_ascii_lowercase()),
         "package": package,
         "description": proto.description,
         // `generate` fills `name` with the component name.

@@ -81,7 +81,7 @@ fn every_command_rejects_bad_input_cleanly_and_changes_nothing() {
             "invalid param key 'a..b'",
         ),
         (
-            &["param", "set", "web", "labels", "{oops"],
+            &["param", "set", "web", "labels", "{oops", "--force"],
             "is not valid JSON",
         ),
         (

@@ -649,7 +649,8 @@ fn diff_of_two_local_renders_needs_no_cluster() {
         run.stdout
     );
     assert!(
-        run.stdout.contains("--- default/apps/v1/Deployment//web"),
+        run.stdout
+            .contains("--- default/apps/v1/Deployment/ml-dev/web"),
         "{}",
         run.stdout
     );
@@ -1519,9 +1520,17 @@ fn diff_pairs_local_envs_across_namespaces_and_shows_prune_removals() {
     );
     assert_eq!(run.status, 1, "{}", run.stderr);
     assert!(!run.stdout.contains("(none)"), "{}", run.stdout);
+    // Every object differs (its namespace, since the generic prototypes name it), and
+    // each pairs with its counterpart.
     assert_eq!(
         run.stdout.matches("\n+++ ").count() + usize::from(run.stdout.starts_with("+++")),
-        1,
+        run.stdout.matches("--- default/").count(),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("+++ prod/apps/v1/Deployment/ml-prod/web"),
         "{}",
         run.stdout
     );

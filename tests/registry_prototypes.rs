@@ -86,6 +86,8 @@ fn registry_app(protos: &[Prototype]) -> TempApp {
                     "--env",
                     "prod",
                     "--as-string",
+                    // A string where the prototype declares a number: past the check.
+                    "--force",
                 ],
             );
         }
@@ -119,6 +121,33 @@ fn objects(json: &str) -> Vec<Map<String, Value>> {
 }
 
 // ---- CRDs ----------------------------------------------------------------------------
+
+/// The cluster-scoped kinds the registry makes; every other kind is namespaced.
+const CLUSTER_SCOPED_KINDS: &[&str] = &[
+    "ClusterRole",
+    "ClusterRoleBinding",
+    // scope: Cluster in trainer.kubeflow.org_clustertrainingruntimes.yaml (Trainer v2.3)
+    "ClusterTrainingRuntime",
+    "CustomResourceDefinition",
+    "MutatingWebhookConfiguration",
+    "Namespace",
+    "ValidatingWebhookConfiguration",
+];
+
+/// The namespace rule: a namespaced object names `namespace`, a cluster-scoped one none.
+fn namespace_problem(obj: &Map<String, Value>, namespace: &str) -> Option<String> {
+    let kind = obj["kind"].as_str().unwrap_or_default();
+    let name = obj["metadata"]["name"].as_str().unwrap_or_default();
+    let got = obj["metadata"].get("namespace").and_then(Value::as_str);
+    match (CLUSTER_SCOPED_KINDS.contains(&kind), got) {
+        (true, None) => None,
+        (true, Some(ns)) => Some(format!("{kind}/{name} is cluster-scoped but names {ns}")),
+        (false, Some(ns)) if ns == namespace => None,
+        (false, got) => Some(format!(
+            "{kind}/{name} is in {got:?}, not the environment's {namespace}"
+        )),
+    }
+}
 
 /// Kinds whose archived operators published CRDs without any schema (kubeflow/chainer-operator
 /// deploy/0-crd.yaml, kubeflow/caffe2-operator examples/crd.yaml): nothing upstream to check
@@ -203,7 +232,11 @@ fn every_registry_prototype_renders_validates_and_matches_its_golden_files() {
             if objs.is_empty() {
                 failures.push(format!("{short} ({env}): renders no objects"));
             }
+            let namespace = if env == "prod" { "ml-prod" } else { "ml-dev" };
             for obj in &objs {
+                if let Some(problem) = namespace_problem(obj, namespace) {
+                    failures.push(format!("{short} ({env}): {problem}"));
+                }
                 let schemaless = obj
                     .get("kind")
                     .and_then(Value::as_str)
@@ -333,16 +366,13 @@ fn gpu_params_are_type_safe_and_vendor_neutral() {
         &app.root,
         &["generate", "pytorch-job", "bert", "--numWorkers=2"],
     );
-    // "0", 0 and null all mean no GPUs: no limit, selector, toleration or GPU image.
-    for (value, as_string) in [("0", true), ("0", false), ("null", false)] {
+    // "0", 0, null and "null" all mean no GPUs: no limit, selector, toleration or GPU
+    // image. The strings are what ksonnet-era params files held; kf's check refuses them
+    // for a number param, so they are set past it with --force.
+    for (value, as_string) in [("0", true), ("0", false), ("null", false), ("null", true)] {
         let mut args = vec!["param", "set", "bert", "numGpus", value, "--env", "prod"];
         if as_string {
-            args.push("--as-string");
-        }
-        if value == "null" {
-            // A JSON null is typed by kf as the string "null", which ksonnet-era
-            // prototypes also used for "not set".
-            args.push("--as-string");
+            args.extend(["--as-string", "--force"]);
         }
         ok(&app.root, &args);
         ok(
@@ -394,10 +424,24 @@ fn gpu_params_are_type_safe_and_vendor_neutral() {
         out.contains("gpu: \"yes\""),
         "the selector applies now: {out}"
     );
-    // A value that is not a number is a clear error naming the param.
-    ok(
+    // A value that is not a number is refused when it is set, naming the param…
+    let before = snapshot(&app.root);
+    let err = fails(
         &app.root,
         &["param", "set", "bert", "numGpus", "two", "--env", "prod"],
+    );
+    assert!(
+        err.contains("numGpus: 'two' is not a valid number")
+            && err.contains("io.ksonnet.pkg.pytorch-job"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&app.root), before);
+    // …and, set past the check, is a clear render error naming it.
+    ok(
+        &app.root,
+        &[
+            "param", "set", "bert", "numGpus", "two", "--env", "prod", "--force",
+        ],
     );
     let err = fails(&app.root, &["show", "prod", "-c", "bert"]);
     assert!(
@@ -489,7 +533,7 @@ fn training_runtimes_hold_what_train_job_points_at() {
             "set",
             "runtimes",
             "runtimes",
-            "torch-distributed,pytorch",
+            "torch-distributed pytorch",
         ],
     );
     let err = fails(&app.root, &["show", "default", "-c", "runtimes"]);

@@ -81,6 +81,8 @@ fn twenty_concurrent_param_sets_lose_nothing() {
                     "settings",
                     &format!("key{i}"),
                     &i.to_string(),
+                    // Not params of configMap: this is about the edits, not the check.
+                    "--force",
                 ])
                 .current_dir(&app.root)
                 .env_remove("KF_FAULT_POINT")

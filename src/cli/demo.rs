@@ -6,6 +6,7 @@ use clap::Args;
 
 use kf::app::App;
 use kf::app::create::{EnvOptions, add_env, init_app};
+use kf::params::SetOptions;
 use kf::params::ops::{ParamTarget, set};
 use kf::prototype::Given;
 use kf::prototype::generate::generate;
@@ -95,21 +96,26 @@ pub fn run(a: DemoArgs) -> Result<()> {
         key: key.into(),
         env: Some("prod".into()),
     };
-    set(&app, &prod("model-ui", "replicas"), "3", false)?;
+    let typed = SetOptions::default();
+    let as_string = SetOptions {
+        as_string: true,
+        ..SetOptions::default()
+    };
+    set(&app, &prod("model-ui", "replicas"), "3", typed)?;
     set(
         &app,
         &prod("model-config", "data.MODEL_VERSION"),
         "1.10",
-        true,
+        as_string,
     )?;
-    set(&app, &prod("mnist-train", "workerGpus"), "2", false)?;
+    set(&app, &prod("mnist-train", "workerGpus"), "2", typed)?;
     set(
         &app,
         &prod("mnist-train", "gpuNodeSelector"),
         "cloud.google.com/gke-accelerator=nvidia-tesla-t4",
-        false,
+        typed,
     )?;
-    set(&app, &prod("mnist", "numGpus"), "1", false)?;
+    set(&app, &prod("mnist", "numGpus"), "1", typed)?;
     let objects = kf::render::render(&app, "prod", &RenderOptions::default())?;
     print!("{}", output::to_yaml_stream(&objects));
     // On stderr, so that `kf demo > prod.yaml` stays a clean YAML stream.

@@ -107,6 +107,11 @@ fn parse_params_and_files(args: &[String]) -> Result<(BTreeMap<String, Given>, V
         }
         if name == "values-file" {
             files.push(PathBuf::from(value));
+        } else if name == "env" {
+            // `--env` is kf's environment flag on every command, never a prototype param.
+            bail!(
+                "--env names an environment, and a generated component belongs to every environment: generate without it, then `kf param set <component> <param> <value> --env {value}` for values of that environment only. Container environment variables are --envVars"
+            );
         } else {
             out.insert(name, Given::Raw(value));
         }

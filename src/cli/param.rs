@@ -39,6 +39,10 @@ pub struct SetArgs {
     /// Store the value as a string, whatever it looks like.
     #[arg(long)]
     as_string: bool,
+    /// Set the key even if the component's prototype has no such param, and store the
+    /// value as typed, unchecked against the param's type.
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Args)]
@@ -97,7 +101,10 @@ pub fn run(ctx: &Context_, cmd: ParamCommand) -> Result<()> {
                     env: a.env,
                 },
                 &value,
-                a.as_string,
+                kf::params::SetOptions {
+                    as_string: a.as_string,
+                    force: a.force,
+                },
             )?;
         }
         ParamCommand::Unset(a) => {

@@ -1,14 +1,16 @@
 //! Params files: value typing, format-preserving edits, and the evaluated views that
 //! `param list` and `param diff` print.
 
+pub mod checked;
 pub mod editor;
 pub mod lexer;
 pub mod ops;
 pub mod structure;
 pub mod value;
 
+pub use checked::SetOptions;
 pub use editor::{EditError, Inherit, ParamsFile, Root};
-pub use value::{ValueError, display, parse_value, to_jsonnet};
+pub use value::{NotOfType, ParamType, ValueError, display, parse_typed, parse_value, to_jsonnet};
 
 /// `a.b.c` → `["a", "b", "c"]`; an empty segment is an error.
 pub fn split_path(key: &str) -> Option<Vec<String>> {

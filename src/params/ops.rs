@@ -5,9 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{
-    EditError, Inherit, ParamsFile, Root, ValueError, parse_value, split_path, to_jsonnet,
-};
+use super::{EditError, Inherit, ParamsFile, Root, ValueError, split_path, to_jsonnet};
 use crate::app::{self, App, AppError, Environment, FileSet};
 use crate::prototype::generate::{ComponentWriteError, check_syntax};
 use crate::render::{self, RenderError, RenderOptions};
@@ -26,6 +24,8 @@ pub enum ParamError {
     Render(#[from] RenderError),
     #[error("invalid param key '{0}': use names separated by single dots, e.g. resources.limits")]
     BadKey(String),
+    #[error(transparent)]
+    Check(#[from] Box<super::checked::CheckError>),
     #[error("{0}")]
     Usage(String),
 }
@@ -135,9 +135,15 @@ pub fn set(
     app: &App,
     target: &ParamTarget,
     raw_value: &str,
-    as_string: bool,
+    options: super::SetOptions,
 ) -> Result<(), ParamError> {
-    let value: Value = parse_value(raw_value, as_string)?;
+    let value = super::checked::value_to_set(
+        app,
+        target.component.as_deref(),
+        &target.key,
+        raw_value,
+        options,
+    )?;
     let at = locate(app, target)?;
     let text = read(&at.path)?;
     let edited = super::edit_keeping_bom(&text, |body| {

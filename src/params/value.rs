@@ -13,6 +13,173 @@ pub enum ValueError {
     BadJson { input: String, reason: String },
 }
 
+/// The type a prototype declares for a param (`// @param name TYPE …`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamType {
+    Number,
+    String,
+    NumberOrString,
+    Object,
+    Array,
+    Boolean,
+}
+
+impl ParamType {
+    /// The type as a prototype header spells it (`bool` is ksonnet's alias).
+    pub fn from_header(s: &str) -> Option<ParamType> {
+        Some(match s {
+            "number" => ParamType::Number,
+            "string" => ParamType::String,
+            "numberOrString" => ParamType::NumberOrString,
+            "object" => ParamType::Object,
+            "array" => ParamType::Array,
+            "boolean" | "bool" => ParamType::Boolean,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParamType::Number => "number",
+            ParamType::String => "string",
+            ParamType::NumberOrString => "numberOrString",
+            ParamType::Object => "object",
+            ParamType::Array => "array",
+            ParamType::Boolean => "boolean",
+        }
+    }
+
+    /// Whether an already-typed value (a values file, `--as-string`) is of this type;
+    /// null is "not set" and fits every type.
+    pub fn accepts(self, value: &Value) -> bool {
+        value.is_null()
+            || match self {
+                ParamType::String => value.is_string(),
+                ParamType::Number => value.is_number(),
+                ParamType::NumberOrString => value.is_number() || value.is_string(),
+                ParamType::Boolean => value.is_boolean(),
+                ParamType::Object => value.is_object(),
+                ParamType::Array => value.is_array(),
+            }
+    }
+
+    /// The forms a value of this type may be typed in, for messages.
+    fn forms(self) -> &'static str {
+        match self {
+            ParamType::Number => "a number, e.g. 4 or 0.5",
+            ParamType::Boolean => "true or false",
+            ParamType::Array => {
+                "a JSON array, e.g. [\"python\",\"/opt/train.py\"], or a space-separated string, e.g. \"python /opt/train.py\""
+            }
+            ParamType::Object => {
+                "a JSON object, e.g. {\"a\":\"1\"}, or key=value pairs separated by commas, e.g. a=1,b=2"
+            }
+            ParamType::String | ParamType::NumberOrString => "any text",
+        }
+    }
+}
+
+/// A command-line value that is not of its param's type.
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
+#[error("'{input}' is not a valid {kind} ({why}give {forms})")]
+pub struct NotOfType {
+    pub input: String,
+    pub kind: &'static str,
+    /// What was wrong with it, ending in `; ` (empty when the type says it all).
+    pub why: String,
+    pub forms: &'static str,
+}
+
+/// A value typed on the command line, read as a param of type `kind`: what `kf generate
+/// --<param>=VALUE` and `kf param set <component> <param> VALUE` both accept, and what
+/// `kf prototype describe` documents.
+///
+/// - `null` is null ("not set") whatever the type;
+/// - `string` is the text as typed; `numberOrString` a number when it reads as one;
+/// - `number` and `boolean` as [`parse_value`] reads them (`true`/`false` in any case);
+/// - `array`: JSON (or a Jsonnet literal) when it starts with `[`, else the words of a
+///   space-separated string (`python /opt/train.py` → `["python", "/opt/train.py"]`);
+/// - `object`: JSON (or a Jsonnet literal, `{app: 'web'}`) when it starts with `{`, else
+///   `key=value` pairs separated by commas, the values strings
+///   (`cloud.google.com/gke-accelerator=nvidia-tesla-t4`).
+pub fn parse_typed(input: &str, kind: ParamType) -> Result<Value, NotOfType> {
+    let not = |why: String| NotOfType {
+        input: input.to_string(),
+        kind: kind.as_str(),
+        why,
+        forms: kind.forms(),
+    };
+    let trimmed = input.trim();
+    if trimmed == "null" {
+        return Ok(Value::Null);
+    }
+    let number = || parse_value(input, false).ok().filter(Value::is_number);
+    match kind {
+        ParamType::String => Ok(Value::String(input.to_string())),
+        ParamType::NumberOrString => {
+            Ok(number().unwrap_or_else(|| Value::String(input.to_string())))
+        }
+        ParamType::Number => number().ok_or_else(|| not(String::new())),
+        ParamType::Boolean => match parse_value(input, false) {
+            Ok(b @ Value::Bool(_)) => Ok(b),
+            _ => Err(not(String::new())),
+        },
+        ParamType::Array if trimmed.starts_with('[') => {
+            literal(trimmed, kind).map_err(|why| not(format!("{why}; ")))
+        }
+        ParamType::Array => Ok(Value::Array(
+            trimmed
+                .split_whitespace()
+                .map(|w| Value::String(w.to_string()))
+                .collect(),
+        )),
+        ParamType::Object if trimmed.starts_with('{') => {
+            literal(trimmed, kind).map_err(|why| not(format!("{why}; ")))
+        }
+        ParamType::Object => key_value_pairs(trimmed).map_err(|why| not(format!("{why}; "))),
+    }
+}
+
+/// JSON, else a Jsonnet literal (evaluated without imports), of the given type.
+fn literal(text: &str, kind: ParamType) -> Result<Value, String> {
+    let value = match serde_json::from_str::<Value>(text) {
+        Ok(v) => v,
+        Err(json) => {
+            crate::engine::literal_to_json(text).map_err(|_| format!("not valid JSON: {json}"))?
+        }
+    };
+    if kind.accepts(&value) {
+        Ok(value)
+    } else {
+        Err(format!("it is {}", json_type(&value)))
+    }
+}
+
+/// `a=1,b=2` → `{"a": "1", "b": "2"}`; empty text is an empty object.
+fn key_value_pairs(text: &str) -> Result<Value, String> {
+    let mut map = serde_json::Map::new();
+    for pair in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match pair.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                map.insert(k.trim().to_string(), Value::String(v.trim().to_string()));
+            }
+            _ => return Err(format!("'{pair}' is not key=value")),
+        }
+    }
+    Ok(Value::Object(map))
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// ksonnet's rules, minus its bugs: whole numbers and decimals (`1.5` too) are numbers,
 /// `true`/`false` in any case are booleans, `null` is null, text starting with `[` or `{`
 /// must be JSON, anything else is a string.

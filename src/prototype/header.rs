@@ -1,39 +1,6 @@
 //! The annotation header of a prototype: `// @name`, `// @param`, `// @optionalParam`, …
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamType {
-    Number,
-    String,
-    NumberOrString,
-    Object,
-    Array,
-    Boolean,
-}
-
-impl ParamType {
-    fn parse(s: &str) -> Option<ParamType> {
-        Some(match s {
-            "number" => ParamType::Number,
-            "string" => ParamType::String,
-            "numberOrString" => ParamType::NumberOrString,
-            "object" => ParamType::Object,
-            "array" => ParamType::Array,
-            "boolean" | "bool" => ParamType::Boolean,
-            _ => return None,
-        })
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ParamType::Number => "number",
-            ParamType::String => "string",
-            ParamType::NumberOrString => "numberOrString",
-            ParamType::Object => "object",
-            ParamType::Array => "array",
-            ParamType::Boolean => "boolean",
-        }
-    }
-}
+pub use crate::params::ParamType;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParamSpec {
@@ -61,6 +28,21 @@ pub struct Prototype {
     /// What must be on the cluster for its objects to run (`// @requires` lines, kf's own
     /// directive: an operator, CRDs, a Secret), in the order written.
     pub requires: Vec<String>,
+    pub conventions: Conventions,
+}
+
+/// Whose rules a prototype was written to: kf's own, or ksonnet's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conventions {
+    /// kf's generic prototypes and its registry's packages (built in, or vendored by kf):
+    /// a `null` default is null, and values are typed by the declared param type when
+    /// generated and when set with `kf param set`.
+    Kf,
+    /// Any other registry's (Kubeflow's ksonnet-era ones): declared types were
+    /// documentation to ksonnet (Kubeflow v0.5 declares `deployHttpProxy string false`
+    /// and sets it to `true`), and a `string null` default was stored as the string
+    /// "null", which their Jsonnet compares against. kf keeps both as ksonnet did.
+    Ksonnet,
 }
 
 impl Prototype {
@@ -144,6 +126,7 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
         source: source_name.to_string(),
         package: None,
         requires: Vec::new(),
+        conventions: Conventions::Ksonnet,
     };
     for (line, name, value) in directives {
         match name.as_str() {
@@ -162,7 +145,7 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
                         "@param needs: <name> <type> <description>".into(),
                     ));
                 };
-                let kind = ParamType::parse(ptype).ok_or_else(|| {
+                let kind = ParamType::from_header(ptype).ok_or_else(|| {
                     err(line, format!("unknown param type '{ptype}' for '{pname}'"))
                 })?;
                 proto.params.push(ParamSpec {
@@ -180,7 +163,7 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
                         "@optionalParam needs: <name> <type> <default> <description>".into(),
                     ));
                 };
-                let kind = ParamType::parse(ptype).ok_or_else(|| {
+                let kind = ParamType::from_header(ptype).ok_or_else(|| {
                     err(line, format!("unknown param type '{ptype}' for '{pname}'"))
                 })?;
                 proto.params.push(ParamSpec {

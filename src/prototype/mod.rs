@@ -7,8 +7,8 @@ mod instantiate;
 
 use std::collections::BTreeMap;
 
-pub use header::{HeaderError, ParamSpec, ParamType, Prototype, parse_prototype};
-pub use instantiate::{GenerateError, Given, Instance, instantiate};
+pub use header::{Conventions, HeaderError, ParamSpec, ParamType, Prototype, parse_prototype};
+pub use instantiate::{GenerateError, Given, Instance, instantiate, recorded_prototype};
 
 use crate::embedded;
 
@@ -35,7 +35,9 @@ impl Catalog {
         let mut catalog = Catalog::default();
         for (path, text) in embedded::files_under("prototypes/") {
             if path.ends_with(".jsonnet") {
-                catalog.add(parse_prototype(text, &format!("kf:{path}"))?);
+                let mut proto = parse_prototype(text, &format!("kf:{path}"))?;
+                proto.conventions = Conventions::Kf;
+                catalog.add(proto);
             }
         }
         Ok(catalog)
@@ -58,14 +60,21 @@ impl Catalog {
         });
         if !shadowed {
             for pkg in crate::registry::builtin_packages().values() {
-                for proto in pkg.prototypes()? {
+                for mut proto in pkg.prototypes()? {
+                    proto.conventions = Conventions::Kf;
                     catalog.add(proto);
                 }
             }
         }
         if let Some(app) = app {
             for pkg in crate::registry::vendored_packages(app)? {
-                for proto in pkg.prototypes()? {
+                let conventions = if crate::registry::vendored_by_kf(app, &pkg.id) {
+                    Conventions::Kf
+                } else {
+                    Conventions::Ksonnet
+                };
+                for mut proto in pkg.prototypes()? {
+                    proto.conventions = conventions;
                     catalog.add(proto);
                 }
             }

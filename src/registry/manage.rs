@@ -351,7 +351,7 @@ pub fn install(
     // A folder registry has no version of its own: ksonnet records "".
     let version = opened.version().or(reference).unwrap_or_else(|| {
         if opened.registry.is_builtin() {
-            format!("kf-{}", env!("CARGO_PKG_VERSION"))
+            crate::registry::builtin_version()
         } else {
             String::new()
         }

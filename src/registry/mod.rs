@@ -185,6 +185,24 @@ pub fn vendored_dir(app: &App, id: &PackageRef) -> Option<PathBuf> {
     found.pop()
 }
 
+/// The version kf records in app.yaml for a package it vendored from its built-in registry.
+pub fn builtin_version() -> String {
+    format!("kf-{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Whether `id` was vendored from kf's built-in registry (by `kf generate` or `kf pkg
+/// install`): app.yaml records it with a `kf-<version>` version.
+pub fn vendored_by_kf(app: &App, id: &PackageRef) -> bool {
+    id.registry == BUILTIN
+        && app
+            .spec
+            .libraries
+            .get(&id.to_string())
+            .and_then(|l| l.get("version"))
+            .and_then(Value::as_str)
+            .is_some_and(|v| v.starts_with("kf-"))
+}
+
 /// Packages vendored in the app (`vendor/<registry>/<package>[@version]/`).
 pub fn vendored_packages(app: &App) -> Result<Vec<Package>, RegistryError> {
     let vendor = app.root.join("vendor");
@@ -299,7 +317,7 @@ pub fn stage_install(
             serde_json::json!({
                 "name": pkg.id.name,
                 "registry": pkg.id.registry,
-                "version": format!("kf-{}", env!("CARGO_PKG_VERSION")),
+                "version": builtin_version(),
             }),
         );
         staged.push(pkg.id.clone());

@@ -52,7 +52,7 @@ local util = import 'kubeflow/common/util.libsonnet';
       image: util.get(params, 'trainImage', 'tensorflow/tensorflow:2.18.0'),
       command: util.get(params, 'trainCommand'),
       args: util.get(params, 'trainArgs'),
-      env: util.envVars(util.get(params, 'env')),
+      env: util.envVars(util.envParam(params)),
       resources: k8s.resources(util.get(params, 'trainResources', {})),
     }, train, modelEnv);
     local serveT =
@@ -63,7 +63,7 @@ local util = import 'kubeflow/common/util.libsonnet';
           image: params.serveImage,
           command: util.get(params, 'serveCommand'),
           args: util.get(params, 'serveArgs'),
-          env: util.envVars(util.get(params, 'env')),
+          env: util.envVars(util.envParam(params)),
         }, serve, modelEnv)
       else {
         name: 'serve',

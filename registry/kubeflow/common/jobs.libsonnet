@@ -8,7 +8,7 @@
 //   backoffLimit             whole number                   } each omitted
 //   activeDeadlineSeconds    whole number                   } when not set
 //   ttlSecondsAfterFinished  whole number                   }
-//   image, gpuImage, command, args, env and the GPU params (see gpu.libsonnet)
+//   image, gpuImage, command, args, envVars (or an older component's env) and the GPU params (see gpu.libsonnet)
 local gpu = import 'kubeflow/common/gpu.libsonnet';
 local replicas = import 'kubeflow/common/replicas.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
@@ -42,14 +42,14 @@ local util = import 'kubeflow/common/util.libsonnet';
     if n > 1 then error '%s: %d is not 0 or 1 (at most one replica of this type)' % [key, n] else n,
 
   // A replica description for replicas.spec: the job's image, command, args,
-  // env and the GPU settings read with `gpuPrefix` (e.g. 'worker' reads
+  // envVars and the GPU settings read with `gpuPrefix` (e.g. 'worker' reads
   // workerGpus, falling back to numGpus). `extra` overrides any field.
   replica(params, containerName, count, gpuPrefix=null, extra={}):: {
     containerName: containerName,
     image: util.get(params, 'image'),
     command: util.get(params, 'command'),
     args: util.get(params, 'args'),
-    env: util.get(params, 'env'),
+    env: util.envParam(params),
     gpu: gpu.settings(params, gpuPrefix),
     replicas: count,
     restartPolicy: $.restartPolicy(params),

@@ -79,11 +79,18 @@
     else error 'args: expected an array or a string, got %s' % std.type(v),
 
   // [{name, value}] from an object or "K=v,K2=v2" (sorted by name).
-  envVars(v, what='env')::
+  envVars(v, what='envVars')::
     if std.isArray(v) then v
     else
       local o = self.kvObject(v, what);
       [{ name: k, value: std.toString(o[k]) } for k in std.objectFields(o)],
+
+  // The container environment variables a component sets: its `envVars` param
+  // (not `env`, which would collide with kf's --env flag), or `env` in a
+  // component generated before the rename.
+  envParam(params)::
+    local v = self.get(params, 'envVars');
+    if v == null || v == {} || v == [] then self.get(params, 'env') else v,
 
   // The object's field when present and set, else the default.
   get(o, field, default=null)::

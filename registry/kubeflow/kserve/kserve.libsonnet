@@ -32,7 +32,7 @@ local util = import 'kubeflow/common/util.libsonnet';
         protocolVersion: util.oneOf(util.get(params, 'protocolVersion'), ['v1', 'v2', 'grpc-v1', 'grpc-v2'], 'protocolVersion'),
         storageUri: if util.isNone(util.get(params, 'storageUri')) then error 'storageUri: required (gs://, s3://, pvc://claim/path, https://, hf://...)' else params.storageUri,
         args: util.toArgs(util.get(params, 'args')),
-        env: util.envVars(util.get(params, 'env')),
+        env: util.envVars(util.envParam(params)),
         resources: gpu.resources(g.count, g.resource, k8s.resources(util.get(params, 'resources', {})), g.what),
       }),
       minReplicas: minR,

@@ -45,7 +45,7 @@ local util = import 'kubeflow/common/util.libsonnet';
         image: gpu.image(g.count, util.get(params, 'image', 'pachyderm/opencv:1.0'), g.image, g.what),
         cmd: util.toArgs(util.get(params, 'command')),
         stdin: k8s.asArray(util.get(params, 'stdin'), 'stdin'),
-        env: k8s.asObject(util.get(params, 'env'), 'env'),
+        env: k8s.asObject(util.envParam(params), 'envVars'),
       }),
       input: {
         pfs: util.prune({

@@ -19,7 +19,7 @@ local util = import 'kubeflow/common/util.libsonnet';
     local modelUri = util.get(params, 'modelUri');
     local g = gpu.settings(params);
     local base = k8s.resources(util.get(params, 'resources', {}));
-    local env_ = util.envVars(util.get(params, 'env'));
+    local env_ = util.envVars(util.envParam(params));
     // A prepackaged server runs Seldon's image unless gpuImage is switched in;
     // the container named like the graph node only adds resources to it.
     local container =

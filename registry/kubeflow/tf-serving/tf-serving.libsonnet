@@ -87,7 +87,7 @@ local util = import 'kubeflow/common/util.libsonnet';
         '--model_base_path=' + store.path,
       ] + (if monitoring then ['--monitoring_config_file=%s/monitoring_config.txt' % $.monitoringDir] else [])
       + util.toArgs(util.get(params, 'extraArgs')),
-      env: store.env + util.envVars(util.get(params, 'env')),
+      env: store.env + util.envVars(util.envParam(params)),
       ports: [k8s.containerPort('grpc', $.grpcPort(params)), k8s.containerPort('http', $.restPort(params))],
       resources: k8s.resources(util.get(params, 'resources', {})),
       volumeMounts: store.volumeMounts

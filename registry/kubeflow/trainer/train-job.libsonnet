@@ -43,7 +43,7 @@ local util = import 'kubeflow/common/util.libsonnet';
           image: util.toStringOrNull(gpu.image(g.count, util.get(params, 'image'), g.image)),
           command: util.toArgs(util.get(params, 'command')),
           args: util.toArgs(util.get(params, 'args')),
-          env: util.envVars(util.get(params, 'env')),
+          env: util.envVars(util.envParam(params)),
           numNodes: if numNodes == null then null else util.toInt(numNodes, 'numNodes'),
           numProcPerNode: $.numProcPerNode(util.get(params, 'numProcPerNode')),
           resourcesPerNode: res,

@@ -26,7 +26,7 @@
 // @optionalParam serveGpuImage string null Image of a container serve step with GPUs (default: serveImage)
 // @optionalParam serveCommand array null Command of a container serve step
 // @optionalParam serveArgs array null Args of a container serve step
-// @optionalParam env object {} Environment variables of the steps (object, or "K=v,K2=v2")
+// @optionalParam envVars object {} Environment variables of the steps (object, or "K=v,K2=v2")
 // @optionalParam serviceAccountName string argo-workflow ServiceAccount of the steps (it must be allowed to apply InferenceServices for serveKind kserve)
 // @optionalParam activeDeadlineSeconds number null Time limit of the workflow in seconds
 // @optionalParam ttlSecondsAfterFinished number null Seconds after which a finished workflow is deleted

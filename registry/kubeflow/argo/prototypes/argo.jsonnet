@@ -10,7 +10,7 @@
 // @optionalParam serverImage string quay.io/argoproj/argocli:v4.1.2 argo-server image
 // @optionalParam installCRD boolean true Also install the argoproj.io CRDs
 // @optionalParam server boolean true Also run the argo-server (API and UI)
-// @optionalParam authMode array ["client"] argo-server auth modes: client, server and/or sso (array or comma-separated)
+// @optionalParam authMode array ["client"] argo-server auth modes: client, server and/or sso (JSON array, or separated by spaces)
 // @optionalParam secure boolean false Serve the UI over HTTPS (self-signed) instead of HTTP
 // @optionalParam baseHref string / URL path the UI is served under (e.g. /argo/ behind a route that keeps the prefix)
 // @optionalParam serviceType string ClusterIP Type of the argo-server Service: ClusterIP, NodePort or LoadBalancer

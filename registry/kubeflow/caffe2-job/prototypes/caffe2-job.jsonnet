@@ -9,7 +9,7 @@
 // @optionalParam gpuImage string null Image of pods with GPUs (null: use image)
 // @optionalParam command array null Container command (array, or a space-separated string)
 // @optionalParam args array null Container args (array, or a space-separated string)
-// @optionalParam env object {} Environment variables (object, or "K=v,K2=v2")
+// @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
 // @optionalParam numReplicas number 1 Number of pods
 // @optionalParam backend string null Rendezvous backend: none, redis or nfs (default: chosen by the operator)
 // @optionalParam numGpus number 0 GPUs per pod

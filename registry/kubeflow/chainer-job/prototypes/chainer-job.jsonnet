@@ -11,7 +11,7 @@
 // @optionalParam args array null Master args (array, or a space-separated string)
 // @optionalParam workerCommand array null Worker command (default: the image entrypoint)
 // @optionalParam workerArgs array null Worker args
-// @optionalParam env object {} Environment variables (object, or "K=v,K2=v2")
+// @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
 // @optionalParam numWorkers number 0 Workers of worker set ws0 (0: a single-pod job)
 // @optionalParam numGpus number 0 GPUs per pod
 // @optionalParam masterGpus number null GPUs of the master (default: numGpus)

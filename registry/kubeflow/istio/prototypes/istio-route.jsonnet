@@ -11,7 +11,7 @@
 // @optionalParam prefix string null URL prefix routed (default: /<name>/)
 // @optionalParam rewrite string null What the prefix becomes (default: unchanged)
 // @optionalParam timeout string null Request timeout (e.g. 300s)
-// @optionalParam hosts array ["*"] Hosts the route answers for (array or comma-separated)
+// @optionalParam hosts array ["*"] Hosts the route answers for (JSON array, or separated by spaces)
 // @optionalParam gateway string kubeflow/kubeflow-gateway Gateway (namespace/name) the route is bound to
 // @optionalParam createGateway boolean false Create a Gateway <name>-gateway and bind to it instead
 // @optionalParam gatewaySelector object {"istio":"ingressgateway"} Labels of the ingress gateway pods of a created Gateway

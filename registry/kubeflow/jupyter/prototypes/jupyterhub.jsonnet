@@ -34,8 +34,8 @@
 // @optionalParam oauthClientSecretName string null Secret with key client-secret holding the OAuth client secret
 // @optionalParam oauthCallbackUrl string null OAuth callback URL (https://<host>/hub/oauth_callback)
 // @optionalParam allowedGroups array null GitHub organizations, GitLab groups or Google hosted domains allowed in
-// @optionalParam allowedUsers array null Users allowed in (array or comma-separated)
-// @optionalParam adminUsers array null Admin users (array or comma-separated)
+// @optionalParam allowedUsers array null Users allowed in (JSON array, or separated by spaces)
+// @optionalParam adminUsers array null Admin users (JSON array, or separated by spaces)
 // @optionalParam allowAll boolean null Let every authenticated user in (default: true for dummy, false otherwise)
 // @optionalParam hubResources object {} Hub container resources
 // @optionalParam storage boolean true Keep the hub database on a PVC (false: an emptyDir, lost on restart)

@@ -23,7 +23,7 @@
 // @optionalParam gpuNodeSelector object {} Node selector when numGpus > 0 (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations when numGpus > 0 (default: tolerate the gpuResource NoSchedule taint)
 // @optionalParam args array null Extra model server args
-// @optionalParam env object {} Environment variables of the predictor (object, or "K=v,K2=v2")
+// @optionalParam envVars object {} Environment variables of the predictor (object, or "K=v,K2=v2")
 // @optionalParam serviceAccountName string null Service account (e.g. one listing the S3/GCS credential Secret)
 // @optionalParam deploymentMode string null serving.kserve.io/deploymentMode annotation: Serverless, RawDeployment (Standard, Knative on newer KServe)
 

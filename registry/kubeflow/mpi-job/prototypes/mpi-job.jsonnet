@@ -12,7 +12,7 @@
 // @optionalParam args array null Launcher args (array, or a space-separated string)
 // @optionalParam workerCommand array null Worker command (default: the image entrypoint; it must start sshd)
 // @optionalParam workerArgs array null Worker args
-// @optionalParam env object {} Environment variables of every replica (object, or "K=v,K2=v2")
+// @optionalParam envVars object {} Environment variables of every replica (object, or "K=v,K2=v2")
 // @optionalParam numWorkers number 1 Number of worker replicas
 // @optionalParam numGpus number 0 GPUs per worker
 // @optionalParam workerGpus number null GPUs per worker (default: numGpus)

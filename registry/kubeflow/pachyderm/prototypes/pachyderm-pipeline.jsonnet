@@ -13,7 +13,7 @@
 // @optionalParam gpuImage string null Transform image when numGpus > 0
 // @optionalParam command array ["python3","/edges.py"] Transform command (array, or a space-separated string)
 // @optionalParam stdin array [] Lines written to the command's stdin
-// @optionalParam env object {} Environment variables of the transform (object, or "K=v,K2=v2")
+// @optionalParam envVars object {} Environment variables of the transform (object, or "K=v,K2=v2")
 // @optionalParam glob string /* Glob pattern splitting the input into datums
 // @optionalParam inputBranch string null Branch of the input repo (default: master)
 // @optionalParam parallelism number 1 Workers processing datums

@@ -9,7 +9,7 @@
 // @optionalParam gpuImage string null Image of replicas with GPUs (null: use image)
 // @optionalParam command array null Container command (array, or a space-separated string)
 // @optionalParam args array null Container args (array, or a space-separated string)
-// @optionalParam env object {} Environment variables (object, or "K=v,K2=v2")
+// @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
 // @optionalParam numMasters number 1 Number of masters (0 or 1; ignored when elastic)
 // @optionalParam numWorkers number 1 Number of worker replicas
 // @optionalParam numGpus number 0 GPUs per replica

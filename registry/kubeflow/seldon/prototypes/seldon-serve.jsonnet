@@ -16,7 +16,7 @@
 // @optionalParam replicas number 1 Replicas of the predictor
 // @optionalParam protocol string null API protocol: seldon, v2, kfserving or tensorflow
 // @optionalParam resources object {} Model container resources, e.g. {"requests":{"cpu":"1","memory":"1Gi"}}
-// @optionalParam env object {} Environment variables of the model container (object, or "K=v,K2=v2")
+// @optionalParam envVars object {} Environment variables of the model container (object, or "K=v,K2=v2")
 // @optionalParam serviceAccountName string null Service account of the model server
 // @optionalParam numGpus number 0 GPUs of the model container
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)

@@ -21,7 +21,7 @@
 // @optionalParam createService boolean true Also make the Service and routes (false for a further version behind an existing Service)
 // @optionalParam serviceType string ClusterIP Service type: ClusterIP, NodePort or LoadBalancer
 // @optionalParam extraArgs array null More tensorflow_model_server flags (array, or a space-separated string)
-// @optionalParam env object {} More environment variables (object, or "K=v,K2=v2")
+// @optionalParam envVars object {} More environment variables (object, or "K=v,K2=v2")
 // @optionalParam serviceAccountName string null Service account of the pods (e.g. one bound to a cloud identity)
 // @optionalParam pvcName string null A PVC mounted at /mnt/models; a relative modelBasePath lies on it
 // @optionalParam gcpCredentialSecretName string null Secret holding a GCP service-account key, for gs:// paths

@@ -9,7 +9,7 @@
 // @optionalParam gpuImage string tensorflow/tensorflow:2.16.1-gpu Image of replicas with GPUs (null: use image)
 // @optionalParam command array null Container command (array, or a space-separated string)
 // @optionalParam args array null Container args (array, or a space-separated string)
-// @optionalParam env object {} Environment variables (object, or "K=v,K2=v2")
+// @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
 // @optionalParam numChiefs number 0 Number of chief replicas (0 or 1)
 // @optionalParam numPs number 0 Number of parameter servers (0: all-reduce training)
 // @optionalParam numWorkers number 1 Number of worker replicas

@@ -12,7 +12,7 @@
 // @optionalParam gpuImage string null Trainer image when numGpus > 0 (default: image)
 // @optionalParam command array null Trainer command (array, or a space-separated string)
 // @optionalParam args array null Trainer args (array, or a space-separated string)
-// @optionalParam env object {} Trainer environment variables (object, or "K=v,K2=v2")
+// @optionalParam envVars object {} Trainer environment variables (object, or "K=v,K2=v2")
 // @optionalParam numNodes number null Number of training nodes (default: the runtime's)
 // @optionalParam numProcPerNode numberOrString null Processes per node: auto, cpu, gpu or a number
 // @optionalParam resourcesPerNode object {} Resources of each node ({limits, requests}); the GPU limit is added

@@ -4,7 +4,7 @@
 // @shortDescription Kubeflow Trainer v2.3's standard ClusterTrainingRuntimes.
 // @requires Kubeflow Trainer v2.3 (its controller and the trainer.kubeflow.org CRDs)
 // @param name string Name of the component (the runtimes keep their upstream names)
-// @optionalParam runtimes array ["torch-distributed","deepspeed-distributed","mlx-distributed","jax-distributed","xgboost-distributed"] Runtimes to install (array, or a comma-separated string)
+// @optionalParam runtimes array ["torch-distributed","deepspeed-distributed","mlx-distributed","jax-distributed","xgboost-distributed"] Runtimes to install (JSON array, or names separated by spaces)
 // @optionalParam version string v2.3.0 Tag of the ghcr.io/kubeflow/trainer runtime images (deepspeed, mlx, xgboost)
 // @optionalParam torchImage string pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime Image of torch-distributed
 // @optionalParam jaxImage string nvcr.io/nvidia/jax:25.10-py3 Image of jax-distributed
