@@ -846,3 +846,55 @@ fn s3_models_and_logs_are_synced_into_the_pod() {
             .contains(&Value::from("--model_base_path=s3://models/mnist"))
     );
 }
+
+/// The argo-workflow serve step applies an InferenceService as the Workflow's
+/// ServiceAccount, so that account is bound to a Role over inferenceservices with what
+/// `kubectl apply` and the status conditions use; a GPU model gets KServe's GPU build of
+/// the tensorflow runtime (tensorflow/serving:<runtimeVersion>).
+#[test]
+fn argo_workflow_serve_step_has_rbac_and_a_gpu_runtime() {
+    let app = new_app();
+    ok(&app.root, &["generate", "argo-workflow", "mnist"]);
+    ok(
+        &app.root,
+        &["param", "set", "mnist", "numGpus", "1", "--env", "prod"],
+    );
+    for env in ["default", "prod"] {
+        let objs = objects(&ok(&app.root, &["show", env, "-o", "json"]));
+        let wf = objs.iter().find(|o| o["kind"] == "Workflow").unwrap();
+        let sa = wf["spec"]["serviceAccountName"].as_str().unwrap();
+        let binding = objs.iter().find(|o| o["kind"] == "RoleBinding").unwrap();
+        assert_eq!(binding["subjects"][0]["name"], sa);
+        let role = objs
+            .iter()
+            .find(|o| o["kind"] == "Role" && o["metadata"]["name"] == binding["roleRef"]["name"])
+            .unwrap();
+        let rule = &role["rules"][0];
+        assert_eq!(rule["apiGroups"][0], "serving.kserve.io");
+        assert_eq!(rule["resources"][0], "inferenceservices");
+        for verb in ["get", "create", "patch"] {
+            assert!(
+                rule["verbs"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&Value::from(verb)),
+                "{verb}"
+            );
+        }
+        let serve = wf["spec"]["templates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "serve")
+            .unwrap();
+        let manifest = serve["resource"]["manifest"].as_str().unwrap();
+        assert_eq!(
+            manifest.contains("runtimeVersion: \"2.6.2-gpu\""),
+            env == "prod",
+            "{env}: {manifest}"
+        );
+    }
+    ok(&app.root, &["param", "set", "mnist", "serveKind", "none"]);
+    let objs = objects(&ok(&app.root, &["show", "default", "-o", "json"]));
+    assert!(objs.iter().all(|o| o["kind"] == "Workflow"));
+}

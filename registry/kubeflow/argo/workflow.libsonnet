@@ -24,6 +24,31 @@ local util = import 'kubeflow/common/util.libsonnet';
       }),
     } + gpu.podSpec(g.count, g.resource, g.nodeSelector, g.tolerations, g.what)),
 
+  // KServe's tensorflow runtime runs tensorflow/serving:<runtimeVersion>, a CPU image
+  // unless the tag says -gpu (kserve config/runtimes/kserve-tensorflow-serving.yaml);
+  // other formats' runtimes pick their GPU build themselves.
+  gpuRuntime(params)::
+    local v = util.get(params, 'serveGpuRuntimeVersion',
+                       if util.get(params, 'serveFramework', 'tensorflow') == 'tensorflow' then '2.6.2-gpu' else null);
+    if util.isNone(v) then {} else { runtimeVersion: std.toString(v) },
+
+  // What the serve step's ServiceAccount needs to apply the InferenceService and read
+  // its status for the success and failure conditions (Argo runs kubectl apply and get).
+  serveRules:: [
+    { apiGroups: ['serving.kserve.io'], resources: ['inferenceservices'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'update'] },
+  ],
+
+  // A Role and RoleBinding giving the workflow's ServiceAccount serveRules.
+  serveRBAC(params, env)::
+    local name = params.name + '-serve';
+    local ns = util.namespace(params, env);
+    local sa = util.get(params, 'serviceAccountName', 'argo-workflow');
+    local labels = util.labels(params.name);
+    [
+      k8s.role(name, ns, labels, $.serveRules),
+      k8s.roleBinding(name, ns, labels, name, sa),
+    ],
+
   // The InferenceService the kserve serve step applies.
   inferenceService(params, env, g)::
     local name = util.get(params, 'serveName', params.name);
@@ -35,7 +60,9 @@ local util = import 'kubeflow/common/util.libsonnet';
         model: {
           modelFormat: { name: util.get(params, 'serveFramework', 'tensorflow') },
           storageUri: params.modelDir,
-        } + (if g.count == 0 then {} else { resources: gpu.resources(g.count, g.resource, {}, g.what) }),
+        } + (if g.count == 0 then {} else {
+               resources: gpu.resources(g.count, g.resource, {}, g.what),
+             } + $.gpuRuntime(params)),
       } + gpu.podSpec(g.count, g.resource, g.nodeSelector, g.tolerations, g.what) },
     },
 
@@ -95,4 +122,11 @@ local util = import 'kubeflow/common/util.libsonnet';
         ] + (if serveT == null then [] else [serveT]),
       }),
     },
+
+  // The argo-workflow prototype: the Workflow and, for a kserve serve step, the RBAC its
+  // ServiceAccount needs (createServeRole=false when the account has it already).
+  all(params, env)::
+    local kserve = util.get(params, 'serveKind', 'kserve') == 'kserve';
+    local rbac = kserve && util.toBool(util.get(params, 'createServeRole', true), 'createServeRole');
+    util.list([$.workflow(params, env)] + (if rbac then $.serveRBAC(params, env) else [])),
 }

@@ -27,7 +27,9 @@
 // @optionalParam serveCommand array null Command of a container serve step
 // @optionalParam serveArgs array null Args of a container serve step
 // @optionalParam envVars object {} Environment variables of the steps (object, or "K=v,K2=v2")
-// @optionalParam serviceAccountName string argo-workflow ServiceAccount of the steps (it must be allowed to apply InferenceServices for serveKind kserve)
+// @optionalParam serviceAccountName string argo-workflow ServiceAccount of the steps (the argo prototype's executor account)
+// @optionalParam createServeRole boolean true For serveKind kserve: a Role and RoleBinding <name>-serve letting serviceAccountName apply and watch InferenceServices
+// @optionalParam serveGpuRuntimeVersion string null KServe runtime tag of a GPU InferenceService (default: 2.6.2-gpu for tensorflow, the runtime's own otherwise)
 // @optionalParam activeDeadlineSeconds number null Time limit of the workflow in seconds
 // @optionalParam ttlSecondsAfterFinished number null Seconds after which a finished workflow is deleted
 // @optionalParam pvcName string null A PVC mounted at /mnt/model; a relative modelDir lies on it
@@ -39,4 +41,4 @@
 
 local workflow = import 'kubeflow/argo/workflow.libsonnet';
 
-workflow.workflow(params, env)
+workflow.all(params, env)
