@@ -898,3 +898,91 @@ fn argo_workflow_serve_step_has_rbac_and_a_gpu_runtime() {
     let objs = objects(&ok(&app.root, &["show", "default", "-o", "json"]));
     assert!(objs.iter().all(|o| o["kind"] == "Workflow"));
 }
+
+/// Every pod spec under `v` (operators nest them in replica specs of various names).
+fn pod_specs(v: &Value, out: &mut Vec<Value>) {
+    match v {
+        Value::Object(m) => {
+            if m.contains_key("containers") {
+                out.push(v.clone());
+            }
+            m.values().for_each(|x| pod_specs(x, out));
+        }
+        Value::Array(a) => a.iter().for_each(|x| pod_specs(x, out)),
+        _ => {}
+    }
+}
+
+/// The job basics a real training job needs reach every replica of every training-job
+/// prototype, through the one shared builder (common/jobs.libsonnet).
+#[test]
+fn every_training_job_takes_resources_storage_shm_and_scheduling() {
+    let app = new_app();
+    let jobs: Vec<Prototype> = registry_prototypes()
+        .into_iter()
+        .filter(|p| p.params.iter().any(|x| x.name == "shmSize"))
+        .collect();
+    assert!(jobs.len() >= 9, "{}", jobs.len());
+    for proto in &jobs {
+        let short = proto.short_name();
+        ok(
+            &app.root,
+            &[
+                "generate",
+                short,
+                short,
+                "--cpu=4",
+                "--memory=16Gi",
+                "--shmSize=8Gi",
+                "--pvcName=data",
+                "--serviceAccountName=trainer",
+                "--imagePullSecrets=regcred",
+                "--priorityClassName=high",
+                "--schedulerName=volcano",
+                "--queueName=team-a",
+            ],
+        );
+        let objs = objects(&ok(
+            &app.root,
+            &["show", "default", "-c", short, "-o", "json"],
+        ));
+        let job = &objs[0];
+        assert_eq!(
+            job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"], "team-a",
+            "{short}"
+        );
+        let mut pods = Vec::new();
+        pod_specs(&Value::Object(job.clone()), &mut pods);
+        assert!(!pods.is_empty(), "{short}");
+        for pod in &pods {
+            let c = &pod["containers"][0];
+            assert_eq!(c["resources"]["requests"]["cpu"], "4", "{short}");
+            assert_eq!(c["resources"]["limits"]["memory"], "16Gi", "{short}");
+            let mounts = c["volumeMounts"].as_array().unwrap();
+            assert!(
+                mounts.iter().any(|m| m["mountPath"] == "/dev/shm"),
+                "{short}"
+            );
+            assert!(
+                mounts.iter().any(|m| m["mountPath"] == "/mnt/data"),
+                "{short}"
+            );
+            let vols = pod["volumes"].as_array().unwrap();
+            assert!(
+                vols.iter()
+                    .any(|v| v["emptyDir"]["medium"] == "Memory"
+                        && v["emptyDir"]["sizeLimit"] == "8Gi"),
+                "{short}"
+            );
+            assert!(
+                vols.iter()
+                    .any(|v| v["persistentVolumeClaim"]["claimName"] == "data"),
+                "{short}"
+            );
+            assert_eq!(pod["serviceAccountName"], "trainer", "{short}");
+            assert_eq!(pod["imagePullSecrets"][0]["name"], "regcred", "{short}");
+            assert_eq!(pod["priorityClassName"], "high", "{short}");
+            assert_eq!(pod["schedulerName"], "volcano", "{short}");
+        }
+    }
+}

@@ -9,6 +9,17 @@
 //   activeDeadlineSeconds    whole number                   } when not set
 //   ttlSecondsAfterFinished  whole number                   }
 //   image, gpuImage, command, args, envVars (or an older component's env) and the GPU params (see gpu.libsonnet)
+//
+// What every replica's pod also gets (all optional, all per environment like GPUs):
+//   cpu, memory              request = limit of each replica (e.g. "4", "16Gi")
+//   resources                a full {requests, limits} object, under cpu/memory and the GPU limit
+//   <type>Resources          the same for one replica type (workerResources, psResources, ...)
+//   pvcName, pvcMountPath    a PVC for data and checkpoints, mounted in every replica
+//   shmSize                  /dev/shm as a memory emptyDir of that size (NCCL and PyTorch
+//                            DataLoader workers need more than the runtime's 64 MiB)
+//   serviceAccountName, imagePullSecrets (names), priorityClassName, schedulerName
+//   queueName                the Kueue LocalQueue (label kueue.x-k8s.io/queue-name on the job,
+//                            which Kueue's job integrations read)
 local gpu = import 'kubeflow/common/gpu.libsonnet';
 local replicas = import 'kubeflow/common/replicas.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
@@ -53,7 +64,47 @@ local util = import 'kubeflow/common/util.libsonnet';
     gpu: gpu.settings(params, gpuPrefix),
     replicas: count,
     restartPolicy: $.restartPolicy(params),
+    resources: $.resources(params, gpuPrefix),
+    volumes: $.volumes(params).volumes,
+    volumeMounts: $.volumes(params).volumeMounts,
+    serviceAccountName: util.get(params, 'serviceAccountName'),
+    imagePullSecrets: util.get(params, 'imagePullSecrets'),
+    priorityClassName: util.get(params, 'priorityClassName'),
+    schedulerName: util.get(params, 'schedulerName'),
   } + extra,
+
+  // Resources of a replica: `resources`, then `<prefix>Resources`, then cpu/memory as
+  // request and limit (the GPU limit is added by replicas.container).
+  resources(params, prefix=null)::
+    local obj(v, what) = if std.isObject(v) then v else error '%s: expected an object like {"requests": {"cpu": "2"}}, got %s' % [what, std.type(v)];
+    local base = obj(util.get(params, 'resources', {}), 'resources');
+    local own = if prefix == null then {} else obj(util.get(params, prefix + 'Resources', {}), prefix + 'Resources');
+    local quantities = util.prune({
+      cpu: util.toStringOrNull(util.get(params, 'cpu')),
+      memory: util.toStringOrNull(util.get(params, 'memory')),
+    });
+    local merged = std.mergePatch(base, own);
+    if quantities == {} then merged
+    else merged {
+      requests: util.get(merged, 'requests', {}) + quantities,
+      limits: util.get(merged, 'limits', {}) + quantities,
+    },
+
+  // The data PVC and /dev/shm of every replica.
+  volumes(params)::
+    local pvc = util.get(params, 'pvcName');
+    local shm = util.get(params, 'shmSize');
+    {
+      volumes: (if pvc == null then [] else [{ name: 'data', persistentVolumeClaim: { claimName: pvc } }])
+               + (if shm == null then [] else [{ name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: std.toString(shm) } }]),
+      volumeMounts: (if pvc == null then [] else [{ name: 'data', mountPath: util.get(params, 'pvcMountPath', '/mnt/data') }])
+                    + (if shm == null then [] else [{ name: 'dshm', mountPath: '/dev/shm' }]),
+    },
+
+  // Labels of the job object: the app label and Kueue's queue.
+  jobLabels(params)::
+    local queue = util.get(params, 'queueName');
+    util.labels(params.name) + (if queue == null then {} else { 'kueue.x-k8s.io/queue-name': queue }),
 
   // GPUs of a replica type, for docs and checks ("psGpus" → its count).
   gpus(params, gpuPrefix=null):: gpu.settings(params, gpuPrefix).count,
@@ -66,7 +117,7 @@ local util = import 'kubeflow/common/util.libsonnet';
     metadata: {
       name: name,
       namespace: util.namespace(params, env),
-      labels: util.labels(name),
+      labels: $.jobLabels(params),
     },
     spec: util.prune(spec),
   },

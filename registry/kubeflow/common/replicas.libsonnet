@@ -9,7 +9,8 @@
 //   resources      base resources object (limits/requests)
 //   gpu            gpu.settings(params, prefix)
 //   volumes, volumeMounts  arrays passed through
-//   workingDir, serviceAccountName, imagePullSecrets, restartPolicy, replicas
+//   workingDir, serviceAccountName, imagePullSecrets, priorityClassName, schedulerName,
+//   restartPolicy, replicas
 local gpu = import 'kubeflow/common/gpu.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
 
@@ -34,6 +35,8 @@ local util = import 'kubeflow/common/util.libsonnet';
       restartPolicy: util.get(r, 'podRestartPolicy'),
       serviceAccountName: util.get(r, 'serviceAccountName'),
       imagePullSecrets: [{ name: s } for s in util.toArray(util.get(r, 'imagePullSecrets'))],
+      priorityClassName: util.get(r, 'priorityClassName'),
+      schedulerName: util.get(r, 'schedulerName'),
       volumes: util.get(r, 'volumes', []),
     }) + (
       if g.count == 0 then {}

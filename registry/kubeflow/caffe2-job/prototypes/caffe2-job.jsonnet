@@ -17,6 +17,17 @@
 // @optionalParam gpuNodeSelector object {} Node selector for pods with GPUs (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations for pods with GPUs (default: tolerate the gpuResource NoSchedule taint)
 // @optionalParam restartPolicy string Never Pod restart policy: Never or OnFailure
+// @optionalParam cpu string null CPU of each replica, as request and limit (e.g. 4)
+// @optionalParam memory string null Memory of each replica, as request and limit (e.g. 16Gi)
+// @optionalParam resources object {} Resources of every replica ({requests, limits}); cpu, memory and the GPU limit go on top
+// @optionalParam pvcName string null A PVC mounted in every replica for data and checkpoints
+// @optionalParam pvcMountPath string /mnt/data Where pvcName is mounted
+// @optionalParam shmSize string null Size of /dev/shm as a memory emptyDir (e.g. 8Gi; NCCL and DataLoader workers need more than 64Mi)
+// @optionalParam serviceAccountName string null ServiceAccount of the pods
+// @optionalParam imagePullSecrets array null Secrets for pulling private images (JSON array, or names separated by spaces)
+// @optionalParam priorityClassName string null PriorityClass of the pods
+// @optionalParam schedulerName string null Scheduler of the pods (e.g. volcano)
+// @optionalParam queueName string null Kueue LocalQueue (label kueue.x-k8s.io/queue-name on the job)
 
 local caffe2Job = import 'kubeflow/caffe2-job/caffe2-job.libsonnet';
 

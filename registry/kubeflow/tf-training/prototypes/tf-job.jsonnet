@@ -28,6 +28,21 @@
 // @optionalParam backoffLimit number null Retries before the job is marked failed
 // @optionalParam activeDeadlineSeconds number null Time limit of the job in seconds
 // @optionalParam ttlSecondsAfterFinished number null Seconds after which a finished job is deleted
+// @optionalParam cpu string null CPU of each replica, as request and limit (e.g. 4)
+// @optionalParam memory string null Memory of each replica, as request and limit (e.g. 16Gi)
+// @optionalParam resources object {} Resources of every replica ({requests, limits}); cpu, memory and the GPU limit go on top
+// @optionalParam chiefResources object {} Resources of the chief replicas, over resources
+// @optionalParam workerResources object {} Resources of the worker replicas, over resources
+// @optionalParam evaluatorResources object {} Resources of the evaluator replicas, over resources
+// @optionalParam psResources object {} Resources of the ps replicas, over resources
+// @optionalParam pvcName string null A PVC mounted in every replica for data and checkpoints
+// @optionalParam pvcMountPath string /mnt/data Where pvcName is mounted
+// @optionalParam shmSize string null Size of /dev/shm as a memory emptyDir (e.g. 8Gi; NCCL and DataLoader workers need more than 64Mi)
+// @optionalParam serviceAccountName string null ServiceAccount of the pods
+// @optionalParam imagePullSecrets array null Secrets for pulling private images (JSON array, or names separated by spaces)
+// @optionalParam priorityClassName string null PriorityClass of the pods
+// @optionalParam schedulerName string null Scheduler of the pods (e.g. volcano)
+// @optionalParam queueName string null Kueue LocalQueue (label kueue.x-k8s.io/queue-name on the job)
 
 local tfJob = import 'kubeflow/tf-training/tf-job.libsonnet';
 
