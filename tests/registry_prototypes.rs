@@ -986,3 +986,48 @@ fn every_training_job_takes_resources_storage_shm_and_scheduling() {
         }
     }
 }
+
+/// Defaults that run (training-operator v1.9 examples): the XGBoost example image needs
+/// --job_type, Paddle's default command is its distributed self-check, and a Paddle
+/// replica with GPUs gets Paddle's CUDA image while CPU replicas keep the CPU one.
+#[test]
+fn job_defaults_run_and_gpu_replicas_get_gpu_images() {
+    let app = new_app();
+    ok(&app.root, &["generate", "xgboost-job", "xgb"]);
+    ok(
+        &app.root,
+        &["generate", "paddle-job", "pd", "--numWorkers=2"],
+    );
+    ok(
+        &app.root,
+        &["param", "set", "pd", "numGpus", "1", "--env", "prod"],
+    );
+    let objs = objects(&ok(&app.root, &["show", "default", "-o", "json"]));
+    let xgb = objs.iter().find(|o| o["kind"] == "XGBoostJob").unwrap();
+    let mut pods = Vec::new();
+    pod_specs(&Value::Object(xgb.clone()), &mut pods);
+    for pod in &pods {
+        assert!(
+            pod["containers"][0]["args"]
+                .as_array()
+                .unwrap()
+                .contains(&Value::from("--job_type=Train"))
+        );
+    }
+    for (env, gpu_image) in [("default", false), ("prod", true)] {
+        let objs = objects(&ok(&app.root, &["show", env, "-c", "pd", "-o", "json"]));
+        let mut pods = Vec::new();
+        pod_specs(&Value::Object(objs[0].clone()), &mut pods);
+        for pod in &pods {
+            let c = &pod["containers"][0];
+            assert_eq!(c["command"][2], "paddle.distributed.launch");
+            let image = c["image"].as_str().unwrap();
+            assert_eq!(image.contains("-gpu-cuda"), gpu_image, "{env}: {image}");
+            assert_eq!(
+                !c["resources"]["limits"]["nvidia.com/gpu"].is_null(),
+                gpu_image,
+                "{env}"
+            );
+        }
+    }
+}

@@ -6,8 +6,8 @@
 // @param name string Name of the PaddleJob
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string registry.baidubce.com/paddlepaddle/paddle:2.4.0rc0-cpu Image of replicas without GPUs
-// @optionalParam gpuImage string null Image of replicas with GPUs (null: use image)
-// @optionalParam command array null Container command (array, or a space-separated string)
+// @optionalParam gpuImage string registry.baidubce.com/paddlepaddle/paddle:2.4.0rc0-gpu-cuda11.2-cudnn8.1-trt8.0 Image of replicas with GPUs (the CPU image has no CUDA build of Paddle)
+// @optionalParam command array ["python","-m","paddle.distributed.launch","run_check"] Container command (array, or a space-separated string); the default runs Paddle's distributed self-check and finishes (training-operator v1.9 examples/paddlepaddle)
 // @optionalParam args array null Container args (array, or a space-separated string)
 // @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
 // @optionalParam numMasters number 0 Number of masters (0: collective mode, 1: parameter-server mode)

@@ -8,7 +8,7 @@
 // @optionalParam image string docker.io/kubeflow/xgboost-dist-iris:latest Image of replicas without GPUs
 // @optionalParam gpuImage string null Image of replicas with GPUs (null: use image)
 // @optionalParam command array null Container command (array, or a space-separated string)
-// @optionalParam args array null Container args (array, or a space-separated string)
+// @optionalParam args array ["--job_type=Train","--xgboost_parameter=objective:multi:softprob,num_class:3","--n_estimators=10","--learning_rate=0.1","--model_path=/tmp/xgboost-model","--model_storage_type=local"] Container args (array, or a space-separated string); the default trains the example image's iris model (training-operator v1.9 examples/xgboost/xgboostjob.yaml)
 // @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
 // @optionalParam numWorkers number 1 Number of worker replicas
 // @optionalParam numGpus number 0 GPUs per replica
