@@ -1031,3 +1031,39 @@ fn job_defaults_run_and_gpu_replicas_get_gpu_images() {
         }
     }
 }
+
+/// ksonnet's mpi-job-simple took the job's total GPUs and the v1alpha1 operator split
+/// them per node; MPIJob v2beta1 has no such field, so kf splits them: 16 GPUs on 8-GPU
+/// nodes are 2 workers of 8 with 8 slots each. The default image runs as root, so the
+/// launcher gets OpenMPI's two run-as-root variables.
+#[test]
+fn mpi_job_total_gpus_split_into_workers_and_root_is_allowed() {
+    let app = new_app();
+    ok(&app.root, &["generate", "mpi-job", "hvd", "--totalGpus=16"]);
+    let objs = objects(&ok(&app.root, &["show", "default", "-o", "json"]));
+    let spec = &objs[0]["spec"];
+    assert_eq!(spec["slotsPerWorker"], 8);
+    let worker = &spec["mpiReplicaSpecs"]["Worker"];
+    assert_eq!(worker["replicas"], 2);
+    assert_eq!(
+        worker["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"],
+        8
+    );
+    let env = spec["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["env"]
+        .as_array()
+        .unwrap()
+        .clone();
+    for var in ["OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] {
+        assert!(
+            env.iter().any(|e| e["name"] == var && e["value"] == "1"),
+            "{var}"
+        );
+    }
+    ok(&app.root, &["param", "set", "hvd", "totalGpus", "4"]);
+    let objs = objects(&ok(&app.root, &["show", "default", "-o", "json"]));
+    assert_eq!(objs[0]["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"], 1);
+    assert_eq!(objs[0]["spec"]["slotsPerWorker"], 4);
+    ok(&app.root, &["param", "set", "hvd", "totalGpus", "12"]);
+    let err = fails(&app.root, &["show", "default"]);
+    assert!(err.contains("not a multiple of it"), "{err}");
+}

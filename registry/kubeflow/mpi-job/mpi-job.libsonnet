@@ -8,9 +8,36 @@ local util = import 'kubeflow/common/util.libsonnet';
 {
   mpiImplementations:: ['OpenMPI', 'Intel', 'MPICH'],
 
+  // totalGpus (ksonnet's mpi-job-simple `gpus`, which the v1alpha1 operator split with
+  // its --gpus-per-node): as many workers as it takes with gpusPerNode each, or one
+  // worker with all of them when they fit on a node. v2beta1 has no such field, so kf
+  // does the split and sets numWorkers and workerGpus.
+  withTotalGpus(params)::
+    local total = util.optInt(util.get(params, 'totalGpus'), 'totalGpus');
+    local perNode = util.toInt(util.get(params, 'gpusPerNode', 8), 'gpusPerNode');
+    if total == null || total == 0 then params
+    else if total < 0 then error 'totalGpus: %d is negative' % total
+    else if perNode < 1 then error 'gpusPerNode: %d is not a positive number' % perNode
+    else if total <= perNode then params { numWorkers: 1, workerGpus: total }
+    else if total % perNode != 0 then
+      error 'totalGpus: %d is more than one node holds (gpusPerNode %d) and not a multiple of it; use a multiple, or set numWorkers and workerGpus' % [total, perNode]
+    else params { numWorkers: total / perNode, workerGpus: perNode },
+
+  // OpenMPI's mpirun refuses to run as root unless both variables are set (OpenMPI 4+);
+  // images whose SSH keys live in /root/.ssh run as root.
+  rootEnv(params)::
+    local auto = std.startsWith(util.get(params, 'sshAuthMountPath', '/root/.ssh'), '/root')
+                 && util.get(params, 'mpiImplementation', 'OpenMPI') == 'OpenMPI';
+    if util.toBool(util.get(params, 'allowRunAsRoot', auto), 'allowRunAsRoot')
+    then { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' } else {},
+
   replicaTypes(params):: {
     Launcher: jobs.replica(params, 'mpi-launcher', 1, 'launcher', {
       image: util.get(params, 'launcherImage', util.get(params, 'image')),
+      env:
+        local user = util.envVars(util.envParam(params));
+        local root = $.rootEnv(params);
+        user + [{ name: k, value: root[k] } for k in std.objectFields(root) if !std.member([e.name for e in user], k)],
     }),
     Worker: jobs.replica(params, 'mpi-worker', jobs.count(params, 'numWorkers', 1), 'worker', {
       command: util.get(params, 'workerCommand'),
@@ -24,7 +51,8 @@ local util = import 'kubeflow/common/util.libsonnet';
     if set != null then set
     else std.max(1, jobs.gpus(params, 'worker')),
 
-  job(params, env)::
+  job(params0, env)::
+    local params = $.withTotalGpus(params0);
     jobs.job(params, env, 'kubeflow.org/v2beta1', 'MPIJob', 'mpiReplicaSpecs', $.replicaTypes(params), {
       slotsPerWorker: $.slotsPerWorker(params),
       sshAuthMountPath: util.get(params, 'sshAuthMountPath', '/root/.ssh'),

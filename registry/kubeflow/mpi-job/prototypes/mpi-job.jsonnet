@@ -24,6 +24,9 @@
 // @optionalParam mpiImplementation string OpenMPI MPI implementation: OpenMPI, Intel or MPICH
 // @optionalParam sshAuthMountPath string /root/.ssh Where the SSH keys are mounted (the home of the image's user)
 // @optionalParam runLauncherAsWorker boolean false Also run training processes in the launcher
+// @optionalParam totalGpus number null Total GPUs of the job (ksonnet's mpi-job-simple gpus): sets numWorkers and workerGpus, gpusPerNode per worker
+// @optionalParam gpusPerNode number 8 GPUs a node holds, for totalGpus
+// @optionalParam allowRunAsRoot boolean null Set OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM) on the launcher (default: when sshAuthMountPath is under /root and mpiImplementation is OpenMPI)
 // @optionalParam restartPolicy string OnFailure Replica restart policy: Always, OnFailure, ExitCode or Never
 // @optionalParam cleanPodPolicy string null Pods to delete when the job ends: Running, All or None
 // @optionalParam backoffLimit number null Retries before the job is marked failed
