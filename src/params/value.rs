@@ -169,7 +169,8 @@ fn key_value_pairs(text: &str) -> Result<Value, String> {
     Ok(Value::Object(map))
 }
 
-fn json_type(value: &Value) -> &'static str {
+/// "a string", "an object", …: a JSON value's type, for messages.
+pub fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

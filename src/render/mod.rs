@@ -546,7 +546,7 @@ fn to_objects(
     let Value::Object(mut obj) = value else {
         return Err(format!(
             "rendered {}, not a Kubernetes object or a list of them",
-            type_name(&value)
+            crate::params::value::json_type(&value)
         ));
     };
     if let Some(p) = patch {
@@ -571,7 +571,7 @@ fn to_objects(
         let Value::Object(mut o) = item else {
             return Err(format!(
                 "item {i} is {}, not a Kubernetes object",
-                type_name(&item)
+                crate::params::value::json_type(&item)
             ));
         };
         for field in ["apiVersion", "kind"] {
@@ -616,17 +616,6 @@ fn label(obj: &mut Map<String, Value>, component: &str) {
             COMPONENT_LABEL.to_string(),
             Value::String(component.to_string()),
         );
-    }
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
