@@ -1067,3 +1067,67 @@ fn mpi_job_total_gpus_split_into_workers_and_root_is_allowed() {
     let err = fails(&app.root, &["show", "default"]);
     assert!(err.contains("not a multiple of it"), "{err}");
 }
+
+/// ksonnet's tf-serving canary: two versions of a model behind one Service, split by a
+/// weighted VirtualService whose subsets are a DestinationRule's, each selecting the pods
+/// of one version by the `version` label its Deployment puts on them.
+#[test]
+fn tf_serving_traffic_rule_splits_between_version_deployments() {
+    let app = new_app();
+    for (version, create_service) in [("v1", "false"), ("v2", "false")] {
+        ok(
+            &app.root,
+            &[
+                "generate",
+                "tf-serving",
+                &format!("mnist-{version}"),
+                "--modelName=mnist",
+                "--modelBasePath=gs://models/mnist",
+                &format!("--versionName={version}"),
+                &format!("--createService={create_service}"),
+            ],
+        );
+    }
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "tf-serving-service",
+            "mnist",
+            "--istioRoute=true",
+            "--trafficRule=v1:90,v2:10",
+        ],
+    );
+    let objs = objects(&ok(&app.root, &["show", "default", "-o", "json"]));
+    let rule = objs
+        .iter()
+        .find(|o| o["kind"] == "DestinationRule")
+        .unwrap();
+    let vs = objs.iter().find(|o| o["kind"] == "VirtualService").unwrap();
+    let route = vs["spec"]["http"][0]["route"].as_array().unwrap();
+    assert_eq!(route.len(), 2);
+    assert_eq!(route[0]["weight"], 90);
+    assert_eq!(route[0]["destination"]["port"]["number"], 8501);
+    for r in route {
+        let subset = r["destination"]["subset"].as_str().unwrap();
+        assert_eq!(r["destination"]["host"], rule["spec"]["host"]);
+        let selector = rule["spec"]["subsets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == subset)
+            .unwrap()["labels"]
+            .clone();
+        assert!(
+            objs.iter().any(|o| o["kind"] == "Deployment"
+                && o["spec"]["template"]["metadata"]["labels"]["version"] == selector["version"]),
+            "a Deployment serves subset {subset}"
+        );
+    }
+    ok(
+        &app.root,
+        &["param", "set", "mnist", "trafficRule", "v1:90,v2:20"],
+    );
+    let err = fails(&app.root, &["show", "default", "-c", "mnist"]);
+    assert!(err.contains("add up to 110, not 100"), "{err}");
+}

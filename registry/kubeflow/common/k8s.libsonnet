@@ -170,7 +170,9 @@ local util = import 'kubeflow/common/util.libsonnet';
 
     // An Istio VirtualService (networking.istio.io/v1) sending `prefix` on
     // `gateways` to host:port, the prefix rewritten to `rewrite` when given.
-    virtualService(name, namespace, labels, hosts, gateways, prefix, host, port, rewrite=null, timeout=null):: {
+    // weights: [{subset, weight}] for a weighted split between DestinationRule subsets
+    // (a canary); [] sends everything to the host.
+    virtualService(name, namespace, labels, hosts, gateways, prefix, host, port, rewrite=null, timeout=null, weights=[]):: {
       apiVersion: 'networking.istio.io/v1',
       kind: 'VirtualService',
       metadata: $.metadata(name, namespace, labels),
@@ -180,9 +182,24 @@ local util = import 'kubeflow/common/util.libsonnet';
         http: [util.prune({
           match: [{ uri: { prefix: prefix } }],
           rewrite: if util.isNone(rewrite) then null else { uri: rewrite },
-          route: [{ destination: { host: host, port: { number: util.toInt(port, 'port') } } }],
+          route: if weights == [] then [{ destination: { host: host, port: { number: util.toInt(port, 'port') } } }]
+          else [
+            { destination: { host: host, port: { number: util.toInt(port, 'port') }, subset: w.subset }, weight: w.weight }
+            for w in weights
+          ],
           timeout: util.toStringOrNull(timeout),
         })],
+      },
+    },
+
+    // An Istio DestinationRule with one subset per version label value.
+    destinationRule(name, namespace, labels, host, versions):: {
+      apiVersion: 'networking.istio.io/v1',
+      kind: 'DestinationRule',
+      metadata: $.metadata(name, namespace, labels),
+      spec: {
+        host: host,
+        subsets: [{ name: v, labels: { version: v } } for v in versions],
       },
     },
 

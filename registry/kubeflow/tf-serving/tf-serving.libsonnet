@@ -45,10 +45,31 @@ local util = import 'kubeflow/common/util.libsonnet';
   routePrefix(params):: '/tfserving/models/' + $.modelName(params),
   routeRewrite(params):: '/v1/models/' + $.modelName(params),
 
+  // trafficRule "v1:90,v2:10" (ksonnet's tf-serving-service format): the weights of the
+  // model's versions, by their version label; Istio wants whole numbers summing to 100.
+  trafficWeights(params)::
+    local rule = util.get(params, 'trafficRule');
+    if rule == null then []
+    else
+      local ws = [
+        local kv = std.split(std.stripChars(pair, ' '), ':');
+        if std.length(kv) != 2 || kv[0] == '' then error 'trafficRule: "%s" is not version:percent' % pair
+        else { subset: kv[0], weight: util.toInt(kv[1], 'trafficRule weight of ' + kv[0]) }
+        for pair in std.split(std.toString(rule), ',')
+        if std.stripChars(pair, ' ') != ''
+      ];
+      local total = std.foldl(function(a, w) a + w.weight, ws, 0);
+      if total != 100 then error 'trafficRule: the weights add up to %d, not 100 ("%s")' % [total, rule]
+      else ws,
+
   routes(params, env)::
     local name = params.name;
     local ns = util.namespace(params, env);
     local host = '%s.%s.svc.cluster.local' % [name, ns];
+    local weights = $.trafficWeights(params);
+    local istio = util.toBool(util.get(params, 'istioRoute', false), 'istioRoute');
+    if weights != [] && !istio then error 'trafficRule: splits traffic with Istio; set istioRoute=true too'
+    else
     [
       if util.toBool(util.get(params, 'ambassadorRoute', false), 'ambassadorRoute') then
         k8s.routes.mapping(name, ns, util.labels(name), $.routePrefix(params),
@@ -58,7 +79,9 @@ local util = import 'kubeflow/common/util.libsonnet';
         k8s.routes.virtualService(name, ns, util.labels(name), ['*'],
                                   [util.get(params, 'istioGateway', 'kubeflow/kubeflow-gateway')],
                                   $.routePrefix(params), host, $.restPort(params),
-                                  rewrite=$.routeRewrite(params), timeout='300s'),
+                                  rewrite=$.routeRewrite(params), timeout='300s', weights=weights),
+      if weights != [] then
+        k8s.routes.destinationRule(name, ns, util.labels(name), host, [w.subset for w in weights]),
     ],
 
   deploymentName(params)::

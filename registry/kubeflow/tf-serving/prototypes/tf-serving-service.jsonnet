@@ -13,6 +13,7 @@
 // @optionalParam ambassadorRoute boolean false Also make an Ambassador Mapping /tfserving/models/<model> → the REST API
 // @optionalParam istioRoute boolean false Also make an Istio VirtualService /tfserving/models/<model> → the REST API
 // @optionalParam istioGateway string kubeflow/kubeflow-gateway Istio Gateway (namespace/name) of the VirtualService
+// @optionalParam trafficRule string null Canary split between versions, version:percent,... by their version label (e.g. v1:90,v2:10; with istioRoute): a weighted VirtualService and a DestinationRule with one subset per version
 
 local tfServing = import 'kubeflow/tf-serving/tf-serving.libsonnet';
 
