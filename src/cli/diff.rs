@@ -33,7 +33,8 @@ pub struct DiffArgs {
     /// `ENV` (the cluster against the render) or `local:ENV1 local:ENV2` (two renders).
     #[arg(num_args = 0..=2)]
     sides: Vec<String>,
-    #[arg(long)]
+    /// Environment whose cluster is compared with its render (the same as `kf diff ENV`).
+    #[arg(long, value_name = "ENV")]
     env: Option<String>,
     #[command(flatten)]
     jsonnet: JsonnetArgs,
