@@ -135,11 +135,11 @@ fn env_list_prints_ksonnet_table_and_json() {
     );
     assert_eq!(
         lines[2],
-        "default          v1.10.3            ml-dev    https://dev.example.com"
+        "default          v1.33.0            ml-dev    https://dev.example.com"
     );
     assert_eq!(
         lines[3],
-        "prod             v1.10.3            ml-prod   https://prod.example.com"
+        "prod             v1.33.0            ml-prod   https://prod.example.com"
     );
     let json: serde_json::Value =
         serde_json::from_str(&ok(&app.root, &["env", "list", "-o", "json"])).unwrap();

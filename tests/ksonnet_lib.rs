@@ -214,7 +214,7 @@ fn an_app_without_lib_renders_ksonnet_lib_components_offline() {
     kf(&["init", "app"], dir.path());
     let root = dir.path().join("app");
     assert!(
-        root.join("lib/ksonnet-lib/v1.10.3/k.libsonnet").is_file(),
+        root.join("lib/ksonnet-lib/v1.33.0/k.libsonnet").is_file(),
         "init writes ksonnet-lib"
     );
     std::fs::write(
@@ -226,7 +226,7 @@ fn an_app_without_lib_renders_ksonnet_lib_components_offline() {
     std::fs::remove_dir_all(root.join("lib")).unwrap();
     // An env on a version kf has no spec for still renders, from the spec kf carries.
     let yaml = std::fs::read_to_string(root.join("app.yaml")).unwrap();
-    std::fs::write(root.join("app.yaml"), yaml.replace("v1.10.3", "v1.8.0")).unwrap();
+    std::fs::write(root.join("app.yaml"), yaml.replace("v1.33.0", "v1.8.0")).unwrap();
     let without = kf(&["show", "default"], &root);
     assert_eq!(with_lib, without);
     assert!(

@@ -149,7 +149,7 @@ fn override_entries_merge_field_by_field_and_an_empty_override_file_is_removed()
     );
     let described = ok(&app.root, &["env", "describe", "prod"]);
     assert!(described.contains("staging.example.com"), "{described}");
-    assert!(described.contains("k8sVersion: v1.10.3"), "{described}");
+    assert!(described.contains("k8sVersion: v1.33.0"), "{described}");
     let json = ok(&app.root, &["env", "list", "-o", "json"]);
     let envs: serde_json::Value = serde_json::from_str(&json).unwrap();
     let prod = envs["data"]

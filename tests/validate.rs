@@ -151,13 +151,14 @@ fn validate_refuses_apis_the_envs_kubernetes_no_longer_serves() {
     );
     ok(
         &app.root,
-        &["env", "add", "current", "--api-spec", "version:v1.33.0"],
+        &["env", "add", "legacy", "--api-spec", "version:v1.10.3"],
     );
-    let err = fails(&app.root, &["validate", "current"]);
+    // kf init's environments are at a current Kubernetes.
+    let err = fails(&app.root, &["validate", "default"]);
     assert!(
         err.contains("Deployment/web (component legacy): Kubernetes v1.33.0 (the environment's k8sVersion) does not serve extensions/v1beta1 Deployment: removed in 1.16; use apps/v1"),
         "{err}"
     );
-    let run = kf_in(&app.root, &["validate", "default"]);
+    let run = kf_in(&app.root, &["validate", "legacy"]);
     assert_eq!(run.status, 0, "v1.10.3 serves it: {}", run.stderr);
 }

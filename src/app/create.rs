@@ -3,7 +3,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::spec::{DEFAULT_K8S_VERSION, Destination, EnvironmentSpec, OverrideSpec};
+use super::spec::{
+    DEFAULT_K8S_VERSION, Destination, EnvironmentSpec, NEW_APP_K8S_VERSION, OverrideSpec,
+};
 use super::{App, AppError, AppSpec, FileSet, templates, validate_env_name};
 
 pub const DEFAULT_SERVER: &str = "https://kubernetes.default.svc";
@@ -127,7 +129,7 @@ pub fn init_app(target: &Path, env: &EnvOptions) -> Result<PathBuf, AppError> {
     }
     let api = match &env.api_spec {
         Some(a) => read_api_spec(a)?,
-        None => ApiSpec::carried(DEFAULT_K8S_VERSION)?,
+        None => ApiSpec::carried(NEW_APP_K8S_VERSION)?,
     };
     let staging = tempfile::Builder::new()
         .prefix(".kf-init-")

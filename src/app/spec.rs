@@ -12,7 +12,12 @@ pub const APP_KIND: &str = "ksonnet.io/app";
 pub const OVERRIDE_KIND: &str = "ksonnet.io/app-override";
 pub const CURRENT_API_VERSION: &str = "0.3.0";
 pub const SUPPORTED_API_VERSIONS: &[&str] = &["0.0.1", "0.1.0", "0.2.0", "0.3.0"];
+/// The version an environment without a k8sVersion is read as (ksonnet's, whose
+/// ksonnet-lib apps were generated from it).
 pub const DEFAULT_K8S_VERSION: &str = "v1.10.3";
+/// The version `kf init` gives a new app's first environment: the Kubernetes release whose
+/// API types `kf validate` checks against (k8s-openapi's v1_33).
+pub const NEW_APP_K8S_VERSION: &str = "v1.33.0";
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct AppSpec {
