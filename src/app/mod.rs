@@ -328,14 +328,7 @@ impl App {
     }
 
     pub fn component(&self, name: &str) -> Result<Component, AppError> {
-        let all = self.components()?;
-        if let Some(c) = all.iter().find(|c| c.name == name) {
-            return Ok(c.clone());
-        }
-        Err(AppError::UnknownComponent {
-            name: name.to_string(),
-            hint: suggest::hint(name, all.iter().map(|c| c.name.as_str())),
-        })
+        find_component(&self.components()?, name).cloned()
     }
 
     /// Serialize app.yaml for writing (0.3.0 shape).
@@ -494,6 +487,20 @@ fn parse_yaml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result
 pub fn to_yaml<T: serde::Serialize>(value: &T) -> String {
     // Serializing plain data to a string cannot fail; an error here would be a kf bug.
     serde_saphyr::to_string(value).unwrap_or_else(|e| panic!("YAML serialization failed: {e}"))
+}
+
+/// The component named `name` in `all` (a listing from [`App::components`], sorted by
+/// name): a binary search, so that commands that already listed the components do not
+/// list them again for each name they look up.
+pub fn find_component<'a>(all: &'a [Component], name: &str) -> Result<&'a Component, AppError> {
+    let first = all.partition_point(|c| c.name.as_str() < name);
+    match all.get(first) {
+        Some(c) if c.name == name => Ok(c),
+        _ => Err(AppError::UnknownComponent {
+            name: name.to_string(),
+            hint: suggest::hint(name, all.iter().map(|c| c.name.as_str())),
+        }),
+    }
 }
 
 /// A parser's error without the snippet of the input it quotes below its first line:

@@ -276,9 +276,13 @@ pub fn paren_warnings(
     // Objects are sorted by kind, so one component's objects need not be adjacent.
     let names: std::collections::BTreeSet<&str> =
         rendered.iter().map(|o| o.component.as_str()).collect();
+    // One listing of components/ for all of them, not one per component.
+    let Ok(all) = app.components() else {
+        return Vec::new();
+    };
     let mut warnings = Vec::new();
     for name in names {
-        let Ok(component) = app.component(name) else {
+        let Ok(component) = crate::app::find_component(&all, name) else {
             continue;
         };
         if component.format != ComponentFormat::Jsonnet {

@@ -341,7 +341,7 @@ pub fn render(
     } else {
         let mut picked = Vec::new();
         for name in &options.components {
-            let c = app.component(name)?;
+            let c = crate::app::find_component(&all, name)?.clone();
             if !in_targets(&c) {
                 return Err(RenderError::NotTargeted {
                     module: app.module_of(&c).display_name().to_string(),
