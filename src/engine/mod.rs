@@ -133,7 +133,7 @@ impl Engine {
     pub fn eval_snippet(&self, name: &str, code: &str) -> Result<Val, EvalError> {
         let _g = self.enter();
         let _e = watchdog::Evaluating::start(|| name.to_string());
-        limits::check_nesting(code).map_err(|message| EvalError {
+        limits::check_nesting(code.as_bytes()).map_err(|message| EvalError {
             message: format!("{name}: {message}"),
         })?;
         self.state
