@@ -159,6 +159,13 @@ impl Engine {
         }
     }
 
+    /// A field of an object, evaluated but not manifested.
+    pub fn field(&self, obj: &ObjValue, field: &str) -> Result<Option<Val>, EvalError> {
+        let _g = self.enter();
+        let _e = watchdog::Evaluating::start(|| format!("field '{field}'"));
+        obj.get(field.into()).map_err(|e| self.format_error(&e))
+    }
+
     /// A function's parameters as jrsonnet prints them: `(name, replicas = <default>)`.
     pub fn function_signature(&self, val: &Val) -> Option<String> {
         match val {

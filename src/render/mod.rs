@@ -24,6 +24,7 @@ use serde_json::{Map, Value};
 
 use crate::app::{App, AppError, Component, ComponentFormat, Environment, Module};
 use crate::engine::{Engine, EngineOptions, EvalError, TlaValue};
+use jrsonnet_evaluator::Val;
 
 pub use components::parse_component_file;
 pub use order::sort_objects;
@@ -224,6 +225,55 @@ pub fn read_module_params(
             });
         }
     };
+    Ok(RawParams { global, components })
+}
+
+/// A module's params.libsonnet as [`read_module_params`] reads it, with only `global`
+/// and the entry of component `local` (none for `None`) evaluated: what `param set`
+/// checks after an edit, without manifesting the params of every other component.
+pub fn read_module_params_of(
+    app: &App,
+    engine: &Engine,
+    module: &Module,
+    local: Option<&str>,
+) -> Result<RawParams, RenderError> {
+    let path = module.params_path();
+    let file = rel(app, &path);
+    let error = |message: String| RenderError::Params {
+        file: file.clone(),
+        message,
+    };
+    let Val::Obj(raw) = engine.import_file(&path).map_err(|e| error(e.message))? else {
+        return Err(error(
+            "must be an object with `global` and `components`".into(),
+        ));
+    };
+    let global = match engine
+        .field_json(&raw, "global")
+        .map_err(|e| error(e.message))?
+    {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(g @ Value::Object(_)) => g,
+        Some(_) => return Err(error("`global` must be an object".into())),
+    };
+    let mut components = Map::new();
+    if let Some(local) = local {
+        match engine
+            .field(&raw, "components")
+            .map_err(|e| error(e.message))?
+        {
+            Some(Val::Obj(all)) => {
+                if let Some(v) = engine
+                    .field_json(&all, local)
+                    .map_err(|e| error(e.message))?
+                {
+                    components.insert(local.to_string(), v);
+                }
+            }
+            None | Some(Val::Null) => {}
+            Some(_) => return Err(error("`components` must be an object".into())),
+        }
+    }
     Ok(RawParams { global, components })
 }
 
