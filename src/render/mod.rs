@@ -406,12 +406,13 @@ pub fn render(
         picked
     };
 
-    let params = env_params(app, &env, &engine, &modules)?;
-    let env_components = params
-        .get("components")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+    let env_components = match env_params(app, &env, &engine, &modules)? {
+        Value::Object(mut params) => match params.remove("components") {
+            Some(Value::Object(components)) => components,
+            _ => Map::new(),
+        },
+        _ => Map::new(),
+    };
 
     let mut objects = Vec::new();
     let mut errors = Vec::new();
@@ -436,23 +437,15 @@ pub fn render(
             .unwrap_or_else(|| new_engine(app, &env, options));
         // Every entry of the module's params, not only those with a component file:
         // apps keep shared blocks (`"t2t-job"`) that other components read.
-        let locals: std::collections::BTreeSet<String> = raw
-            .with_global()
+        let locals: std::collections::BTreeSet<&str> = raw
+            .components
             .keys()
-            .cloned()
-            .chain(members.iter().map(|c| c.local.clone()))
+            .map(String::as_str)
+            .chain(members.iter().map(|c| c.local.as_str()))
             .collect();
-        let local: Map<String, Value> = locals
-            .into_iter()
-            .filter_map(|l| {
-                env_components
-                    .get(&module.full_name(&l))
-                    .map(|p| (l, p.clone()))
-            })
-            .collect();
-        engine.set_ext_json(
+        engine.set_ext_val(
             "__ksonnet/params",
-            &serde_json::json!({ "components": local }),
+            module_view(&env_components, module, locals),
         );
         let components = components::lazy_object(app, &members, &raw.components, &options.tla);
         let result = env_main(app, &env, &engine, components)?;
@@ -489,6 +482,25 @@ pub fn render(
     }
     sort_objects(&mut objects);
     Ok(objects)
+}
+
+/// `{components: …}` as one module's main.jsonnet and components read it: the env params
+/// of the module's components, keyed by their names within the module (converted from
+/// the env params in place, not copied first).
+fn module_view<'a>(
+    env_components: &Map<String, Value>,
+    module: &Module,
+    locals: impl IntoIterator<Item = &'a str>,
+) -> Val {
+    let mut components = jrsonnet_evaluator::ObjValue::builder();
+    for local in locals {
+        if let Some(p) = env_components.get(&module.full_name(local)) {
+            components.field(local).value(crate::engine::json_to_val(p));
+        }
+    }
+    let mut view = jrsonnet_evaluator::ObjValue::builder_with_capacity(1);
+    view.field("components").value(Val::Obj(components.build()));
+    Val::Obj(view.build())
 }
 
 /// The env's main.jsonnet over the components document (the document itself without one).
