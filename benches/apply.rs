@@ -1,6 +1,6 @@
-//! Applying 500 objects to the in-process test API server: requests made and wall time at
-//! concurrency 1 and 8, with no added latency and with 5 ms per request (a nearby real
-//! cluster). Run: `cargo bench --bench apply`. Figures go to docs/benchmarks.md.
+//! Applying 500 objects to the in-process test API server, then `kf diff` of them:
+//! requests made and wall time at concurrency 1 and 8, with no added latency and with
+//! 5 ms per request (a nearby real cluster). Run: `cargo bench --bench apply`. Figures go to docs/benchmarks.md.
 
 #[path = "../tests/support/apiserver.rs"]
 mod apiserver;
@@ -36,9 +36,9 @@ fn main() {
     )
     .unwrap();
     println!(
-        "| latency per request | concurrency | first apply (500 created) | requests | re-apply (500 unchanged) | requests |"
+        "| latency per request | concurrency | first apply (500 created) | requests | re-apply (500 unchanged) | requests | diff (no changes) | requests |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     for latency in [0u64, 5] {
         for concurrency in ["1", "8"] {
             let server = ApiServer::start();
@@ -78,10 +78,20 @@ fn main() {
             let out = kf(&root, &args);
             let again = t.elapsed();
             assert!(out.contains("500 unchanged"), "{out}");
+            let again_requests = server.requests().len();
+            server.clear_requests();
+            // `kf diff` of the applied objects: a GET and a dry-run apply each.
+            let mut diff_args = args;
+            diff_args[0] = "diff";
+            let t = Instant::now();
+            let out = kf(&root, &diff_args);
+            let diff = t.elapsed();
+            assert!(out.is_empty(), "{out}");
             println!(
-                "| {latency} ms | {concurrency} | {:.2} s | {first_requests} | {:.2} s | {} |",
+                "| {latency} ms | {concurrency} | {:.2} s | {first_requests} | {:.2} s | {again_requests} | {:.2} s | {} |",
                 first.as_secs_f64(),
                 again.as_secs_f64(),
+                diff.as_secs_f64(),
                 server.requests().len()
             );
         }

@@ -32,37 +32,43 @@ static ALLOCATOR: kf::engine::memory::CappedAllocator = kf::engine::memory::Capp
 fn main() {
     quiet_on_closed_stdout();
     kf::engine::memory::enable_cap();
+    let (done, finished) = std::sync::mpsc::channel();
     let worker = std::thread::Builder::new()
         .name("kf".into())
         .stack_size(STACK_BYTES)
-        .spawn(|| exit_with(cli::run()));
+        .spawn(move || {
+            let _ = done.send(status_of(cli::run()));
+            // The process ends from the main thread: exiting from this one would run its
+            // thread-local destructors, and the evaluator's cycle collector among them
+            // walks the whole object graph (4% of a render with CRDs).
+            loop {
+                std::thread::park();
+            }
+        });
     match worker {
-        Ok(handle) => {
-            // exit_with ends the process; joining only returns if the worker panicked.
-            let _ = handle.join();
-            std::process::exit(101);
-        }
+        // No status: the worker panicked (and said so on stderr).
+        Ok(_) => std::process::exit(finished.recv().unwrap_or(101)),
         // No room for the big stack (a tight `ulimit -v`): run on this thread's smaller
         // one rather than not at all.
-        Err(_) => exit_with(cli::run()),
+        Err(_) => std::process::exit(status_of(cli::run())),
     }
 }
 
-/// End the process with the command's status, from the thread that ran it: the output is
-/// flushed, and the engine's object graph is not freed piece by piece on the way out (a
-/// CLI about to exit need not; it was 12–20% of a render's instructions).
-fn exit_with(result: anyhow::Result<()>) -> ! {
+/// The command's exit status, its error printed and stdout flushed. The process then ends
+/// without freeing the engine's object graph piece by piece (a CLI about to exit need
+/// not; it was 12–20% of a render's instructions).
+fn status_of(result: anyhow::Result<()>) -> i32 {
     use std::io::Write as _;
     let _ = std::io::stdout().flush();
-    if let Err(e) = result {
-        if let Some(exit) = e.downcast_ref::<cli::Exit>() {
-            if let Some(m) = &exit.message {
-                eprintln!("error: {m}");
-            }
-            std::process::exit(exit.code);
+    let Err(e) = result else {
+        return 0;
+    };
+    if let Some(exit) = e.downcast_ref::<cli::Exit>() {
+        if let Some(m) = &exit.message {
+            eprintln!("error: {m}");
         }
-        eprintln!("error: {e:#}");
-        std::process::exit(1);
+        return exit.code;
     }
-    std::process::exit(0);
+    eprintln!("error: {e:#}");
+    1
 }

@@ -328,14 +328,49 @@ impl App {
     }
 
     pub fn component(&self, name: &str) -> Result<Component, AppError> {
-        let all = self.components()?;
-        if let Some(c) = all.iter().find(|c| c.name == name) {
-            return Ok(c.clone());
+        find_component(&self.components()?, name).cloned()
+    }
+
+    /// The component [`App::component`] finds, looked up at the paths its name can have
+    /// (`components/<name>.<ext>`, or `<local>.<ext>` in a module folder for each way of
+    /// splitting the name at a dot) instead of by listing components/: what a command on
+    /// one component of an app of thousands needs. Lists only to report a missing name.
+    pub fn component_by_path(&self, name: &str) -> Result<Component, AppError> {
+        let parts: Vec<&str> = name.split('.').collect();
+        let mut found: Option<Component> = None;
+        for at in 0..parts.len() {
+            let (module, local) = parts.split_at(at);
+            if module.iter().any(|p| p.is_empty() || p.starts_with('.')) {
+                continue;
+            }
+            let dir = module
+                .iter()
+                .fold(self.components_dir(), |dir, p| dir.join(p));
+            if at > 0 && !dir.join("params.libsonnet").is_file() {
+                continue;
+            }
+            let local = local.join(".");
+            if local.is_empty() || local.starts_with('.') {
+                continue;
+            }
+            for (ext, format) in COMPONENT_EXTENSIONS {
+                let path = dir.join(format!("{local}.{ext}"));
+                // Like the sorted listing: the first format, and the outermost module.
+                if found.as_ref().is_none_or(|f| *format < f.format) && path.is_file() {
+                    found = Some(Component {
+                        name: name.to_string(),
+                        local: local.clone(),
+                        module: module.join("."),
+                        path,
+                        format: *format,
+                    });
+                }
+            }
         }
-        Err(AppError::UnknownComponent {
-            name: name.to_string(),
-            hint: suggest::hint(name, all.iter().map(|c| c.name.as_str())),
-        })
+        match found {
+            Some(c) => Ok(c),
+            None => self.component(name),
+        }
     }
 
     /// Serialize app.yaml for writing (0.3.0 shape).
@@ -392,6 +427,14 @@ impl Environment {
     }
 }
 
+/// The file extensions of components, in the order of their formats.
+const COMPONENT_EXTENSIONS: &[(&str, ComponentFormat)] = &[
+    ("jsonnet", ComponentFormat::Jsonnet),
+    ("yaml", ComponentFormat::Yaml),
+    ("yml", ComponentFormat::Yaml),
+    ("json", ComponentFormat::Json),
+];
+
 fn module_components(module: &Module, out: &mut Vec<Component>) -> Result<(), AppError> {
     let entries = match fs::read_dir(&module.dir) {
         Ok(e) => e,
@@ -417,12 +460,10 @@ fn module_components(module: &Module, out: &mut Vec<Component>) -> Result<(), Ap
         let Some((name, ext)) = file_name.rsplit_once('.') else {
             continue;
         };
-        let format = match ext {
-            "jsonnet" => ComponentFormat::Jsonnet,
-            "yaml" | "yml" => ComponentFormat::Yaml,
-            "json" => ComponentFormat::Json,
-            _ => continue,
+        let Some((_, format)) = COMPONENT_EXTENSIONS.iter().find(|(e, _)| *e == ext) else {
+            continue;
         };
+        let format = *format;
         out.push(Component {
             name: module.full_name(name),
             local: name.to_string(),
@@ -496,6 +537,20 @@ pub fn to_yaml<T: serde::Serialize>(value: &T) -> String {
     serde_saphyr::to_string(value).unwrap_or_else(|e| panic!("YAML serialization failed: {e}"))
 }
 
+/// The component named `name` in `all` (a listing from [`App::components`], sorted by
+/// name): a binary search, so that commands that already listed the components do not
+/// list them again for each name they look up.
+pub fn find_component<'a>(all: &'a [Component], name: &str) -> Result<&'a Component, AppError> {
+    let first = all.partition_point(|c| c.name.as_str() < name);
+    match all.get(first) {
+        Some(c) if c.name == name => Ok(c),
+        _ => Err(AppError::UnknownComponent {
+            name: name.to_string(),
+            hint: suggest::hint(name, all.iter().map(|c| c.name.as_str())),
+        }),
+    }
+}
+
 /// A parser's error without the snippet of the input it quotes below its first line:
 /// a kubeconfig's or a Secret's YAML must never reach a CI log through an error.
 pub fn error_summary(message: &str) -> String {
@@ -559,4 +614,48 @@ fn validate_segment(what: &'static str, name: &str) -> Result<(), AppError> {
         return bad("only letters, digits, '-', '_' and '.' are allowed");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn component_by_path_finds_what_the_listing_finds() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(
+            root.join("app.yaml"),
+            "apiVersion: 0.3.0\nkind: ksonnet.io/app\nname: a\nversion: 0.0.1\n",
+        )
+        .unwrap();
+        let files = [
+            "components/params.libsonnet",
+            "components/web.jsonnet",
+            "components/a.b.jsonnet",
+            "components/m/params.libsonnet",
+            "components/m/x.yaml",
+            "components/m/x.jsonnet",
+            "components/m/n/params.libsonnet",
+            "components/m/n/y.json",
+            "components/plain/z.jsonnet",
+        ];
+        for f in files {
+            let path = root.join(f);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "{}").unwrap();
+        }
+        let app = App::load(root).unwrap();
+        for name in ["web", "a.b", "m.x", "m.n.y"] {
+            assert_eq!(
+                app.component_by_path(name).unwrap(),
+                app.component(name).unwrap(),
+                "{name}"
+            );
+        }
+        // A folder without params.libsonnet is no module; its files are no components.
+        for name in ["plain.z", "params", "m.params", "nope"] {
+            assert!(app.component_by_path(name).is_err(), "{name}");
+        }
+    }
 }

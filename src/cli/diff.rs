@@ -6,9 +6,13 @@ use clap::Args;
 use http::{Method, StatusCode};
 use serde_json::Value;
 
-use kf::cluster::client::Failure;
+use futures::StreamExt;
+use kf::cluster::apply::Item;
+use kf::cluster::client::{Cluster, Failure};
 use kf::cluster::diff::{comparable, mask_secrets, unified, yaml};
+use kf::cluster::ownership::Owner;
 use kf::cluster::prune;
+use kf::cluster::resources::Resource;
 use kf::cluster::resources::Resources;
 use kf::render::RenderedObject;
 
@@ -49,6 +53,81 @@ pub struct DiffArgs {
     /// Also show, as removals, the objects `kf apply --prune` would delete.
     #[arg(long)]
     prune: bool,
+    /// Objects asked about at once (a GET and a dry-run apply each), as `kf apply`.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    concurrency: usize,
+}
+
+/// One object of `kf diff ENV`: the diff already known (a kind the cluster does not
+/// serve), or the resource, the object and its namespace to ask the server about.
+enum Job {
+    Ready(Option<String>),
+    Server(Box<(Resource, Item, Option<String>)>),
+}
+
+/// The live object against the server's dry-run apply of `item`.
+async fn server_diff(
+    cluster: &Cluster,
+    owner: &Owner,
+    show_secrets: bool,
+    res: &Resource,
+    item: &Item,
+    ns: Option<&str>,
+) -> Result<Option<String>> {
+    let path = res.path(ns, Some(&item.name));
+    let id = format!(
+        "{}/{}{}",
+        res.kind_name(),
+        item.name,
+        ns.map(|n| format!(" -n {n}")).unwrap_or_default()
+    );
+    let live = match cluster.get(&path).await {
+        Ok(r) => Some(r.body),
+        Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => None,
+        Err(e) => return Err(anyhow!("{id}: reading the live object: {e}")),
+    };
+    let body = serde_json::to_vec(&item.object)?;
+    let planned = cluster
+        .request(
+            Method::PATCH,
+            &format!(
+                "{path}?fieldManager={}&force=true&dryRun=All",
+                prune::encode(&owner.field_manager)
+            ),
+            Some("application/apply-patch+yaml"),
+            body,
+        )
+        .await
+        .map_err(|e| anyhow!("{id}: server dry-run apply: {e}"))?
+        .body;
+    let name = format!(
+        "{}/{}{}",
+        res.kind_name(),
+        ns.map(|n| format!("{n}/")).unwrap_or_default(),
+        item.name
+    );
+    let left = live.as_ref().map(comparable);
+    let right = comparable(&planned);
+    let (left, right) = masked(show_secrets, left.as_ref(), Some(&right));
+    Ok(unified(
+        &yaml(left.as_ref()),
+        &yaml(right.as_ref()),
+        &format!("live/{name}"),
+        &format!("kf/{name}"),
+    ))
+}
+
+/// Secret values as `***` unless `show_secrets`.
+fn masked(
+    show_secrets: bool,
+    l: Option<&Value>,
+    r: Option<&Value>,
+) -> (Option<Value>, Option<Value>) {
+    if show_secrets {
+        (l.cloned(), r.cloned())
+    } else {
+        mask_secrets(l, r)
+    }
 }
 
 fn key(o: &Value) -> String {
@@ -130,13 +209,7 @@ pub fn run(ctx: &Context_, a: DiffArgs) -> Result<()> {
 
 fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
     let app = ctx.app()?;
-    let mask = |l: Option<&Value>, r: Option<&Value>| -> (Option<Value>, Option<Value>) {
-        if a.show_secrets {
-            (l.cloned(), r.cloned())
-        } else {
-            mask_secrets(l, r)
-        }
-    };
+    let mask = |l: Option<&Value>, r: Option<&Value>| masked(a.show_secrets, l, r);
     let locals: Vec<&str> = a
         .sides
         .iter()
@@ -207,19 +280,19 @@ fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
     runtime()?.block_on(async {
         let cluster = a.cluster.connect(ctx, &env).await?;
         let resources = Resources::discover(&cluster).await?;
-        let mut diffs = Vec::new();
         let mut keep = std::collections::BTreeSet::new();
+        let mut jobs = Vec::new();
         for mut item in items {
             let Some(res) = resources.resolve(&item.api_version, &item.kind) else {
                 // A kind the cluster does not serve yet: all of it is new.
                 let planned = Value::Object(item.object.clone());
                 let (_, right) = mask(None, Some(&planned));
-                diffs.extend(unified(
+                jobs.push(Job::Ready(unified(
                     "",
                     &yaml(right.as_ref()),
                     "live/(none)",
                     &format!("kf/{}", key(&planned)),
-                ));
+                )));
                 continue;
             };
             let ns = item.namespace_for(&res, &env.namespace);
@@ -235,53 +308,33 @@ fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
                     None => m.remove("namespace"),
                 };
             }
-            let path = res.path(ns.as_deref(), Some(&item.name));
-            let id = format!(
-                "{}/{}{}",
-                res.kind_name(),
-                item.name,
-                ns.as_deref()
-                    .map(|n| format!(" -n {n}"))
-                    .unwrap_or_default()
-            );
-            let live = match cluster.get(&path).await {
-                Ok(r) => Some(r.body),
-                Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => None,
-                Err(e) => return Err(anyhow!("{id}: reading the live object: {e}")),
-            };
-            let body = serde_json::to_vec(&item.object)?;
-            let planned = cluster
-                .request(
-                    Method::PATCH,
-                    &format!(
-                        "{path}?fieldManager={}&force=true&dryRun=All",
-                        prune::encode(&owner.field_manager)
-                    ),
-                    Some("application/apply-patch+yaml"),
-                    body,
-                )
-                .await
-                .map_err(|e| anyhow!("{id}: server dry-run apply: {e}"))?
-                .body;
-            let name = format!(
-                "{}/{}{}",
-                res.kind_name(),
-                ns.map(|n| format!("{n}/")).unwrap_or_default(),
-                item.name
-            );
-            let left = live.as_ref().map(comparable);
-            let right = comparable(&planned);
-            let (left, right) = mask(left.as_ref(), Some(&right));
-            diffs.extend(unified(
-                &yaml(left.as_ref()),
-                &yaml(right.as_ref()),
-                &format!("live/{name}"),
-                &format!("kf/{name}"),
-            ));
+            jobs.push(Job::Server(Box::new((res, item, ns))));
+        }
+        // A GET and a dry-run PATCH per object, as many at once as apply makes; the
+        // diffs come out in the objects' order whichever answer arrives first.
+        let cluster = &cluster;
+        let owner = &owner;
+        let per_object: Vec<Result<Option<String>>> = futures::stream::iter(jobs)
+            .map(|job| async move {
+                match job {
+                    Job::Ready(diff) => Ok(diff),
+                    Job::Server(job) => {
+                        let (res, item, ns) = *job;
+                        let show = a.show_secrets;
+                        server_diff(cluster, owner, show, &res, &item, ns.as_deref()).await
+                    }
+                }
+            })
+            .buffered(a.concurrency.max(1))
+            .collect()
+            .await;
+        let mut diffs = Vec::new();
+        for diff in per_object {
+            diffs.extend(diff?);
         }
         if a.prune {
             let scope = prune::Scope { keep, components };
-            for f in prune::candidates(&cluster, &resources, &owner, &scope).await? {
+            for f in prune::candidates(cluster, &resources, owner, &scope).await? {
                 let path = f.resource.path(f.namespace.as_deref(), Some(&f.name));
                 let live = match cluster.get(&path).await {
                     Ok(r) => r.body,

@@ -163,6 +163,6 @@ pub fn run(ctx: &Context_, a: ShowArgs) -> Result<()> {
         "name" => Format::Name,
         _ => Format::Yaml,
     };
-    super::stdout::print(&output::write(&rendered.objects, format));
+    super::stdout::write_with(|out| output::write_to(&rendered.objects, format, out));
     Ok(())
 }

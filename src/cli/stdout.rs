@@ -25,6 +25,20 @@ pub fn print(text: &str) {
     }
 }
 
+/// Write what `write` writes, through one buffer on the locked stdout; nothing once
+/// stdout is closed (what `write` writes after that is dropped).
+pub fn write_with(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
+    if CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    if write(&mut out).and_then(|_| out.flush()).is_err() {
+        CLOSED.store(true, Ordering::Relaxed);
+        // Drop what is buffered without one more write to the closed pipe.
+        let _ = out.into_parts();
+    }
+}
+
 /// Write `text` and a newline.
 pub fn line(text: impl std::fmt::Display) {
     print(&format!("{text}\n"));

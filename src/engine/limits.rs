@@ -18,8 +18,9 @@ pub const MAX_ARRAY_ITEMS: usize = 1_000_000;
 /// The longest string `std.repeat` builds (Kubernetes keeps objects below 1.5 MB).
 pub const MAX_STRING_BYTES: usize = 256 * 1024 * 1024;
 
-/// Why a source is refused before parsing.
-pub fn check_nesting(text: &str) -> std::result::Result<(), String> {
+/// Why a source is refused before parsing. Bytes, not text: the resolver checks every
+/// file it loads, `importstr` data included, before knowing whether it is UTF-8.
+pub fn check_nesting(text: &[u8]) -> std::result::Result<(), String> {
     let (depth, line) = max_nesting(text);
     if depth > MAX_NESTING {
         return Err(format!(
@@ -29,11 +30,18 @@ pub fn check_nesting(text: &str) -> std::result::Result<(), String> {
     Ok(())
 }
 
+/// Where `end` (one of a comment's, string's or text block's closing bytes) or a newline
+/// next occurs in `b` from `i`: its index, or `b.len()`. Strings and comments are skipped
+/// with memchr, not byte by byte: the CRD files operators `importstr` are megabytes of
+/// JSON, mostly strings.
+fn next_of(b: &[u8], i: usize, end: u8) -> usize {
+    memchr::memchr2(end, b'\n', &b[i.min(b.len())..]).map_or(b.len(), |k| i + k)
+}
+
 /// The deepest nesting and the line where it is reached, skipping strings and comments.
 /// An expression `local`/`if`/`function`/`assert` nests until its enclosing bracket
 /// closes; an object's `local` (after `{` or `,`) is a field and does not.
-fn max_nesting(text: &str) -> (usize, usize) {
-    let b = text.as_bytes();
+fn max_nesting(b: &[u8]) -> (usize, usize) {
     // Per open bracket: how many nesting keywords are open inside it.
     let mut frames: Vec<usize> = vec![0];
     let mut depth = 0usize;
@@ -45,21 +53,23 @@ fn max_nesting(text: &str) -> (usize, usize) {
         match c {
             b'\n' => line += 1,
             b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
+                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k);
                 continue;
             }
             b'#' => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
+                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k);
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 i += 2;
-                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
-                    line += usize::from(b[i] == b'\n');
+                loop {
+                    i = next_of(b, i, b'*');
+                    match b.get(i) {
+                        None => break,
+                        Some(b'\n') => line += 1,
+                        Some(_) if b.get(i + 1) == Some(&b'/') => break,
+                        Some(_) => {}
+                    }
                     i += 1;
                 }
                 i += 2;
@@ -67,8 +77,14 @@ fn max_nesting(text: &str) -> (usize, usize) {
             }
             b'|' if b[i..].starts_with(b"|||") => {
                 i += 3;
-                while i < b.len() && !b[i..].starts_with(b"|||") {
-                    line += usize::from(b[i] == b'\n');
+                loop {
+                    i = next_of(b, i, b'|');
+                    match b.get(i) {
+                        None => break,
+                        Some(b'\n') => line += 1,
+                        Some(_) if b[i..].starts_with(b"|||") => break,
+                        Some(_) => {}
+                    }
                     i += 1;
                 }
                 i += 3;
@@ -78,11 +94,19 @@ fn max_nesting(text: &str) -> (usize, usize) {
             b'"' | b'\'' => {
                 let verbatim = i > 0 && b[i - 1] == b'@';
                 i += 1;
-                while i < b.len() && b[i] != c {
-                    if b[i] == b'\\' && !verbatim {
-                        i += 1;
+                loop {
+                    i = memchr::memchr3(c, b'\\', b'\n', &b[i.min(b.len())..])
+                        .map_or(b.len(), |k| i + k);
+                    match b.get(i) {
+                        None => break,
+                        Some(b'\n') => line += 1,
+                        Some(b'\\') if !verbatim => {
+                            i += 1;
+                            line += usize::from(b.get(i) == Some(&b'\n'));
+                        }
+                        Some(b'\\') => {}
+                        Some(_) => break,
                     }
-                    line += usize::from(b.get(i) == Some(&b'\n'));
                     i += 1;
                 }
                 i += 1;
@@ -141,15 +165,26 @@ mod tests {
 
     #[test]
     fn nesting_counts_brackets_and_expression_chains_not_strings_or_object_locals() {
-        assert_eq!(max_nesting("{ a: [1, 2], b: { c: (3) } }").0, 3);
-        assert_eq!(max_nesting("local a = 1; local b = 2; { x: a + b }").0, 3);
-        assert_eq!(max_nesting("{ local a = 1, local b = 2, x: a }").0, 1);
-        assert_eq!(max_nesting("'[[[[' + \"{{{{\" + ||| ((((\n|||").0, 0);
-        assert_eq!(max_nesting("// [[[[\n# {{{{\n/* (((( */ 1").0, 0);
+        assert_eq!(max_nesting(b"{ a: [1, 2], b: { c: (3) } }").0, 3);
+        assert_eq!(max_nesting(b"local a = 1; local b = 2; { x: a + b }").0, 3);
+        assert_eq!(max_nesting(b"{ local a = 1, local b = 2, x: a }").0, 1);
+        assert_eq!(max_nesting(b"'[[[[' + \"{{{{\" + ||| ((((\n|||").0, 0);
+        assert_eq!(max_nesting(b"// [[[[\n# {{{{\n/* (((( */ 1").0, 0);
+        assert_eq!(max_nesting(br#""\"[[[" @"\" [ '\'{{' ["#).0, 2);
         let deep = format!("{}{}", "[".repeat(3000), "]".repeat(3000));
-        assert!(check_nesting(&deep).unwrap_err().contains("3000 levels"));
+        assert!(
+            check_nesting(deep.as_bytes())
+                .unwrap_err()
+                .contains("3000 levels")
+        );
         let ifs = "if true then ".repeat(3000) + "1" + &" else 0".repeat(3000);
-        assert!(check_nesting(&ifs).is_err());
+        assert!(check_nesting(ifs.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn nesting_names_the_line_past_multiline_strings_comments_and_text_blocks() {
+        let source = b"\"a\nb\" 'c\\\nd'\n/* x\n */ # y\n|||\n  z\n|||\n[[";
+        assert_eq!(max_nesting(source), (2, 9));
     }
 
     #[test]
@@ -158,7 +193,7 @@ mod tests {
         assert!(files.iter().any(|(n, _)| *n == "k8s.libsonnet"));
         for (name, bytes) in files {
             if name.ends_with("sonnet") {
-                let (depth, line) = max_nesting(&String::from_utf8_lossy(&bytes));
+                let (depth, line) = max_nesting(&bytes);
                 assert!(depth < MAX_NESTING / 4, "{name}:{line}: {depth}");
             }
         }
@@ -169,7 +204,7 @@ mod tests {
         let mut checked = 0;
         for (path, text) in crate::embedded::files_under("") {
             if path.ends_with("sonnet") {
-                let (depth, line) = max_nesting(text);
+                let (depth, line) = max_nesting(text.as_bytes());
                 assert!(depth < MAX_NESTING / 4, "{path}:{line}: {depth}");
                 checked += 1;
             }

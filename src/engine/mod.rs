@@ -133,7 +133,7 @@ impl Engine {
     pub fn eval_snippet(&self, name: &str, code: &str) -> Result<Val, EvalError> {
         let _g = self.enter();
         let _e = watchdog::Evaluating::start(|| name.to_string());
-        limits::check_nesting(code).map_err(|message| EvalError {
+        limits::check_nesting(code.as_bytes()).map_err(|message| EvalError {
             message: format!("{name}: {message}"),
         })?;
         self.state
@@ -157,6 +157,13 @@ impl Engine {
             Ok(None) => Ok(None),
             Err(e) => Err(self.format_error(&e)),
         }
+    }
+
+    /// A field of an object, evaluated but not manifested.
+    pub fn field(&self, obj: &ObjValue, field: &str) -> Result<Option<Val>, EvalError> {
+        let _g = self.enter();
+        let _e = watchdog::Evaluating::start(|| format!("field '{field}'"));
+        obj.get(field.into()).map_err(|e| self.format_error(&e))
     }
 
     /// A function's parameters as jrsonnet prints them: `(name, replicas = <default>)`.

@@ -152,7 +152,7 @@ impl ImportResolver for KfImportResolver {
                 .map_err(|_| ResolvedFileNotFound(resolved.clone()))?,
         };
         // Parsing recurses per nesting level: refuse what would overflow the stack.
-        if let Err(message) = super::limits::check_nesting(&String::from_utf8_lossy(&bytes)) {
+        if let Err(message) = super::limits::check_nesting(&bytes) {
             let shown = path
                 .strip_prefix(&self.display_root)
                 .unwrap_or(path)

@@ -64,7 +64,7 @@ struct Splice {
 
 impl<'a> ParamsFile<'a> {
     pub fn parse(name: &'a str, text: &'a str) -> Result<ParamsFile<'a>, EditError> {
-        crate::engine::limits::check_nesting(text).map_err(|what| EditError::Shape {
+        crate::engine::limits::check_nesting(text.as_bytes()).map_err(|what| EditError::Shape {
             file: name.to_string(),
             what,
         })?;

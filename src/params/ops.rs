@@ -53,7 +53,7 @@ fn locate(app: &App, target: &ParamTarget) -> Result<Located, ParamError> {
     let component = target
         .component
         .as_deref()
-        .map(|c| app.component(c))
+        .map(|c| app.component_by_path(c))
         .transpose()?;
     let env = target
         .env
@@ -154,8 +154,13 @@ pub fn set(
             at.inherit,
         )
     })?;
-    check_syntax(&at.display, &edited)?;
-    match value_after_edit(app, target, &at, &edited, "set")? {
+    // Evaluating the edit parses it; a syntax error is told as such only when that fails
+    // (the params file is parsed once, not twice).
+    let after = value_after_edit(app, target, &at, &edited, "set");
+    if after.is_err() {
+        check_syntax(&at.display, &edited)?;
+    }
+    match after? {
         Some(v) if same_value(&v, &value) => {}
         Some(v) => {
             return Err(refused(
@@ -251,11 +256,15 @@ fn value_after_edit(
                 return Ok(None);
             };
             let engine = render::new_engine(app, &env, &options);
-            let module = match &target.component {
-                Some(c) => app.module_of(&app.component(c)?),
-                None => app.modules()?.remove(0),
+            let (module, local) = match &target.component {
+                Some(c) => {
+                    let c = app.component_by_path(c)?;
+                    (app.module_of(&c), Some(c.local))
+                }
+                None => (app.modules()?.remove(0), None),
             };
-            let raw = render::read_module_params(app, &engine, &module).map_err(|e| {
+            let raw = render::read_module_params_of(app, &engine, &module, local.as_deref());
+            let raw = raw.map_err(|e| {
                 refuse(format!(
                     "the edited file does not evaluate ({})",
                     app::error_summary(&e.to_string())

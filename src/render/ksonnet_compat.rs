@@ -276,9 +276,22 @@ pub fn paren_warnings(
     // Objects are sorted by kind, so one component's objects need not be adjacent.
     let names: std::collections::BTreeSet<&str> =
         rendered.iter().map(|o| o.component.as_str()).collect();
+    // A few components (`-c`) are found at their paths; more, in one listing of
+    // components/ (not one listing per component).
+    let listed = names.len() > 16;
+    let all = if listed {
+        app.components().unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     let mut warnings = Vec::new();
     for name in names {
-        let Ok(component) = app.component(name) else {
+        let component = if listed {
+            crate::app::find_component(&all, name).cloned()
+        } else {
+            app.component_by_path(name)
+        };
+        let Ok(component) = component else {
             continue;
         };
         if component.format != ComponentFormat::Jsonnet {

@@ -24,6 +24,7 @@ use serde_json::{Map, Value};
 
 use crate::app::{App, AppError, Component, ComponentFormat, Environment, Module};
 use crate::engine::{Engine, EngineOptions, EvalError, TlaValue};
+use jrsonnet_evaluator::Val;
 
 pub use components::parse_component_file;
 pub use order::sort_objects;
@@ -227,6 +228,55 @@ pub fn read_module_params(
     Ok(RawParams { global, components })
 }
 
+/// A module's params.libsonnet as [`read_module_params`] reads it, with only `global`
+/// and the entry of component `local` (none for `None`) evaluated: what `param set`
+/// checks after an edit, without manifesting the params of every other component.
+pub fn read_module_params_of(
+    app: &App,
+    engine: &Engine,
+    module: &Module,
+    local: Option<&str>,
+) -> Result<RawParams, RenderError> {
+    let path = module.params_path();
+    let file = rel(app, &path);
+    let error = |message: String| RenderError::Params {
+        file: file.clone(),
+        message,
+    };
+    let Val::Obj(raw) = engine.import_file(&path).map_err(|e| error(e.message))? else {
+        return Err(error(
+            "must be an object with `global` and `components`".into(),
+        ));
+    };
+    let global = match engine
+        .field_json(&raw, "global")
+        .map_err(|e| error(e.message))?
+    {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(g @ Value::Object(_)) => g,
+        Some(_) => return Err(error("`global` must be an object".into())),
+    };
+    let mut components = Map::new();
+    if let Some(local) = local {
+        match engine
+            .field(&raw, "components")
+            .map_err(|e| error(e.message))?
+        {
+            Some(Val::Obj(all)) => {
+                if let Some(v) = engine
+                    .field_json(&all, local)
+                    .map_err(|e| error(e.message))?
+                {
+                    components.insert(local.to_string(), v);
+                }
+            }
+            None | Some(Val::Null) => {}
+            Some(_) => return Err(error("`components` must be an object".into())),
+        }
+    }
+    Ok(RawParams { global, components })
+}
+
 /// The modules an environment renders (its `targets`, else all), each with its raw params.
 pub fn target_modules(
     app: &App,
@@ -341,7 +391,7 @@ pub fn render(
     } else {
         let mut picked = Vec::new();
         for name in &options.components {
-            let c = app.component(name)?;
+            let c = crate::app::find_component(&all, name)?.clone();
             if !in_targets(&c) {
                 return Err(RenderError::NotTargeted {
                     module: app.module_of(&c).display_name().to_string(),
@@ -356,12 +406,13 @@ pub fn render(
         picked
     };
 
-    let params = env_params(app, &env, &engine, &modules)?;
-    let env_components = params
-        .get("components")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+    let env_components = match env_params(app, &env, &engine, &modules)? {
+        Value::Object(mut params) => match params.remove("components") {
+            Some(Value::Object(components)) => components,
+            _ => Map::new(),
+        },
+        _ => Map::new(),
+    };
 
     let mut objects = Vec::new();
     let mut errors = Vec::new();
@@ -386,23 +437,15 @@ pub fn render(
             .unwrap_or_else(|| new_engine(app, &env, options));
         // Every entry of the module's params, not only those with a component file:
         // apps keep shared blocks (`"t2t-job"`) that other components read.
-        let locals: std::collections::BTreeSet<String> = raw
-            .with_global()
+        let locals: std::collections::BTreeSet<&str> = raw
+            .components
             .keys()
-            .cloned()
-            .chain(members.iter().map(|c| c.local.clone()))
+            .map(String::as_str)
+            .chain(members.iter().map(|c| c.local.as_str()))
             .collect();
-        let local: Map<String, Value> = locals
-            .into_iter()
-            .filter_map(|l| {
-                env_components
-                    .get(&module.full_name(&l))
-                    .map(|p| (l, p.clone()))
-            })
-            .collect();
-        engine.set_ext_json(
+        engine.set_ext_val(
             "__ksonnet/params",
-            &serde_json::json!({ "components": local }),
+            module_view(&env_components, module, locals),
         );
         let components = components::lazy_object(app, &members, &raw.components, &options.tla);
         let result = env_main(app, &env, &engine, components)?;
@@ -439,6 +482,25 @@ pub fn render(
     }
     sort_objects(&mut objects);
     Ok(objects)
+}
+
+/// `{components: …}` as one module's main.jsonnet and components read it: the env params
+/// of the module's components, keyed by their names within the module (converted from
+/// the env params in place, not copied first).
+fn module_view<'a>(
+    env_components: &Map<String, Value>,
+    module: &Module,
+    locals: impl IntoIterator<Item = &'a str>,
+) -> Val {
+    let mut components = jrsonnet_evaluator::ObjValue::builder();
+    for local in locals {
+        if let Some(p) = env_components.get(&module.full_name(local)) {
+            components.field(local).value(crate::engine::json_to_val(p));
+        }
+    }
+    let mut view = jrsonnet_evaluator::ObjValue::builder_with_capacity(1);
+    view.field("components").value(Val::Obj(components.build()));
+    Val::Obj(view.build())
 }
 
 /// The env's main.jsonnet over the components document (the document itself without one).

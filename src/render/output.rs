@@ -1,5 +1,7 @@
 //! Writing objects out: a YAML stream (`---` before each object) or JSON.
 
+use std::io::{self, Write};
+
 use serde_json::Value;
 
 use super::RenderedObject;
@@ -15,15 +17,29 @@ pub enum Format {
 /// YAML as kubectl (a YAML 1.1 reader) will read it back: strings such as `yes`, `on`,
 /// `0777` or `1.10` are quoted by the emitter.
 pub fn to_yaml_stream(objects: &[RenderedObject]) -> String {
-    let mut out = String::new();
+    let mut out = Vec::new();
+    // Writing to memory cannot fail.
+    let _ = write_yaml_stream(objects, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The YAML stream of [`to_yaml_stream`], written to `out` one object at a time: each
+/// object is serialized by reference into one reused buffer, so neither the objects nor
+/// the whole stream are copied.
+pub fn write_yaml_stream(objects: &[RenderedObject], out: &mut dyn Write) -> io::Result<()> {
+    let mut doc = String::new();
     for o in objects {
-        out.push_str("---\n");
-        out.push_str(&crate::app::to_yaml(&Value::Object(o.object.clone())));
-        if !out.ends_with('\n') {
-            out.push('\n');
+        doc.clear();
+        doc.push_str("---\n");
+        // Plain data always serializes; an error here would be a kf bug.
+        serde_saphyr::to_fmt_writer(&mut doc, &o.object)
+            .unwrap_or_else(|e| panic!("YAML serialization failed: {e}"));
+        if !doc.ends_with('\n') {
+            doc.push('\n');
         }
+        out.write_all(doc.as_bytes())?;
     }
-    out
+    Ok(())
 }
 
 /// `-o json`: one `v1` List of every object, 2-space indented, whatever their number
@@ -72,5 +88,14 @@ pub fn write(objects: &[RenderedObject], format: Format) -> String {
         Format::Yaml => to_yaml_stream(objects),
         Format::Json => to_json_list(objects),
         Format::Name => to_names(objects),
+    }
+}
+
+/// [`write`] to `out`: the YAML stream object by object, the others whole.
+pub fn write_to(objects: &[RenderedObject], format: Format, out: &mut dyn Write) -> io::Result<()> {
+    match format {
+        Format::Yaml => write_yaml_stream(objects, out),
+        Format::Json => out.write_all(to_json_list(objects).as_bytes()),
+        Format::Name => out.write_all(to_names(objects).as_bytes()),
     }
 }
