@@ -324,14 +324,7 @@ async fn apply_one(
         });
         return outcome;
     }
-    let mut query = format!(
-        "?fieldManager={}&force={}",
-        encode(&options.owner.field_manager),
-        options.force_conflicts
-    );
-    if options.dry_run == DryRun::Server {
-        query.push_str("&dryRun=All");
-    }
+    let query = apply_query(options);
     let body = serde_json::to_vec(&item.object).unwrap_or_default();
     let reply = cluster
         .request(
@@ -373,6 +366,20 @@ async fn apply_one(
         }
     };
     outcome
+}
+
+/// The query of a server-side apply PATCH: kf's field manager, whether to force
+/// conflicts, and the server dry run.
+fn apply_query(options: &ApplyOptions) -> String {
+    let mut query = format!(
+        "?fieldManager={}&force={}",
+        encode(&options.owner.field_manager),
+        options.force_conflicts
+    );
+    if options.dry_run == DryRun::Server {
+        query.push_str("&dryRun=All");
+    }
+    query
 }
 
 /// What an ApplySet parent lists: the members' group kinds and namespaces.
@@ -460,14 +467,7 @@ async fn apply_parent(
         Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => {}
         Err(e) => return Err(e.to_string()),
     }
-    let mut query = format!(
-        "?fieldManager={}&force={}",
-        encode(&options.owner.field_manager),
-        options.force_conflicts
-    );
-    if options.dry_run == DryRun::Server {
-        query.push_str("&dryRun=All");
-    }
+    let query = apply_query(options);
     let body = serde_json::to_vec(&set.parent(&kinds, &members.namespaces)).unwrap_or_default();
     cluster
         .request(

@@ -56,6 +56,7 @@ local util = import 'kubeflow/common/util.libsonnet';
   // envVars and the GPU settings read with `gpuPrefix` (e.g. 'worker' reads
   // workerGpus, falling back to numGpus). `extra` overrides any field.
   replica(params, containerName, count, gpuPrefix=null, extra={}):: {
+    local storage = $.volumes(params),
     containerName: containerName,
     image: util.get(params, 'image'),
     command: util.get(params, 'command'),
@@ -65,8 +66,8 @@ local util = import 'kubeflow/common/util.libsonnet';
     replicas: count,
     restartPolicy: $.restartPolicy(params),
     resources: $.resources(params, gpuPrefix),
-    volumes: $.volumes(params).volumes,
-    volumeMounts: $.volumes(params).volumeMounts,
+    volumes: storage.volumes,
+    volumeMounts: storage.volumeMounts,
     serviceAccountName: util.get(params, 'serviceAccountName'),
     imagePullSecrets: util.get(params, 'imagePullSecrets'),
     priorityClassName: util.get(params, 'priorityClassName'),
