@@ -21,6 +21,9 @@ pub enum Finding {
 #[derive(Default)]
 pub struct Validator {
     schemas: BTreeMap<(String, String, String), Value>,
+    /// Compiled schemas, built when an object of the kind is first checked: compiling a
+    /// large CRD schema costs far more than checking an object against it.
+    compiled: BTreeMap<(String, String, String), Result<jsonschema::Validator, String>>,
     /// Embedded CRD files not read yet: (file name, JSON text). Parsing all of them
     /// costs ~100 ms, so each is read when an object first needs it.
     unread: Vec<(&'static str, &'static str)>,
@@ -44,9 +47,8 @@ impl Validator {
             .map(|(path, text)| (path.rsplit('/').next().unwrap_or(path), text))
             .collect();
         Validator {
-            schemas: BTreeMap::new(),
             unread,
-            k8s_version: None,
+            ..Validator::default()
         }
     }
 
@@ -133,8 +135,10 @@ impl Validator {
                                 .or_insert_with(|| serde_json::json!({ "type": kind }));
                         }
                     }
-                    self.schemas
-                        .insert((group.into(), name, kind.into()), schema);
+                    let key = (group.to_string(), name, kind.to_string());
+                    // A CRD read later (the app's own) replaces what was compiled before.
+                    self.compiled.remove(&key);
+                    self.schemas.insert(key, schema);
                 }
             }
             _ => {}
@@ -189,15 +193,17 @@ impl Validator {
         }
         let (group, version) = api.split_once('/').unwrap_or(("", api));
         self.load_for(group, version, kind);
-        let Some(schema) = self
-            .schemas
-            .get(&(group.into(), version.into(), kind.into()))
-        else {
-            return Some(Finding::Unchecked(format!(
-                "{api} {kind}: no CRD for it in the built-in registry or the app; not checked"
-            )));
-        };
-        let validator = match jsonschema::draft4::new(schema) {
+        let key = (group.to_string(), version.to_string(), kind.to_string());
+        if !self.compiled.contains_key(&key) {
+            let Some(schema) = self.schemas.get(&key) else {
+                return Some(Finding::Unchecked(format!(
+                    "{api} {kind}: no CRD for it in the built-in registry or the app; not checked"
+                )));
+            };
+            let compiled = jsonschema::draft4::new(schema).map_err(|e| e.to_string());
+            self.compiled.insert(key.clone(), compiled);
+        }
+        let validator = match &self.compiled[&key] {
             Ok(v) => v,
             Err(e) => return Some(Finding::Error(format!("{api} {kind}: its CRD schema: {e}"))),
         };
@@ -905,6 +911,42 @@ mod tests {
         match v.validate(&obj(typo)) {
             Some(Finding::Error(e)) => assert!(e.contains("sise"), "{e}"),
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// Each kind's schema is compiled once and reused; a CRD learnt later (the app's own
+    /// copy of a kind kf also embeds) replaces the compiled one.
+    #[test]
+    fn a_crd_learnt_later_replaces_the_compiled_schema() {
+        let crd = |size_type: &str| {
+            json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "spec": {"group": "example.com", "names": {"kind": "Widget"},
+                         "versions": [{"name": "v1", "schema": {"openAPIV3Schema": {
+                            "type": "object",
+                            "properties": {"spec": {"type": "object",
+                                           "properties": {"size": {"type": size_type}}}}}}}]}})
+        };
+        let widget = |size: Value| {
+            obj(json!({"apiVersion": "example.com/v1", "kind": "Widget",
+                       "metadata": {"name": "w"}, "spec": {"size": size}}))
+        };
+        let mut v = Validator::default();
+        v.add_crds(&crd("integer"));
+        assert_eq!(v.validate(&widget(json!(3))), None);
+        assert!(matches!(
+            v.validate(&widget(json!("3"))),
+            Some(Finding::Error(_))
+        ));
+        assert_eq!(
+            v.validate(&widget(json!(4))),
+            None,
+            "the compiled schema is reused"
+        );
+        v.add_crds(&crd("string"));
+        assert_eq!(v.validate(&widget(json!("3"))), None);
+        match v.validate(&widget(json!(3))) {
+            Some(Finding::Error(e)) => assert!(e.contains("size"), "{e}"),
+            other => panic!("the new schema applies: {other:?}"),
         }
     }
 
