@@ -159,7 +159,10 @@ fn demo_renders_an_ml_app_with_gpus_in_prod() {
         run.stderr.contains("Rendered environment 'prod'")
             && run
                 .stderr
-                .contains("6 objects (1 ConfigMap, 2 Deployment, 2 Service, 1 TFJob)")
+                .contains("7 objects (2 ConfigMap, 2 Deployment, 2 Service, 1 TFJob)")
+            && run
+                .stderr
+                .contains("(components mnist-train, model-config, mnist, model-ui, with")
             && run.stderr.contains(&format!("Next: cd {}", keep.display())),
         "{}",
         run.stderr

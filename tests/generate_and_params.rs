@@ -611,7 +611,8 @@ fn components_generated_before_the_rename_keep_their_env_param() {
     let path = app.root.join("components/params.libsonnet");
     let params = read(&path).replace("envVars: {},", "env: { LEGACY: \"yes\" },");
     write(&path, &params);
-    let job = &shown(&app, "default", "old")[0];
+    let objs = shown(&app, "default", "old");
+    let job = objs.iter().find(|o| o["kind"] == "TFJob").unwrap();
     let container = &job["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0];
     assert_eq!(
         container["env"],

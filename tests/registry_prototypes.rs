@@ -946,7 +946,11 @@ fn every_training_job_takes_resources_storage_shm_and_scheduling() {
             &app.root,
             &["show", "default", "-c", short, "-o", "json"],
         ));
-        let job = &objs[0];
+        // tf-job, pytorch-job and jax-job also render their example script's ConfigMap.
+        let job = objs
+            .iter()
+            .find(|o| o["kind"] != "ConfigMap")
+            .unwrap_or_else(|| panic!("{short}: no job"));
         assert_eq!(
             job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"], "team-a",
             "{short}"

@@ -131,8 +131,14 @@ fn summary(objects: &[kf::render::RenderedObject], kept: Option<&std::path::Path
         *kinds.entry(kind).or_default() += 1;
     }
     let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
-    let mut components: Vec<&str> = objects.iter().map(|o| o.component.as_str()).collect();
-    components.dedup();
+    // Each component once, in the order its first object is printed (a component's
+    // objects need not be adjacent: they are sorted by kind).
+    let mut components: Vec<&str> = Vec::new();
+    for o in objects {
+        if !components.contains(&o.component.as_str()) {
+            components.push(&o.component);
+        }
+    }
     let next = match kept {
         Some(dir) => format!(
             "Next: cd {} && kf param diff dev prod && kf show dev -o name && kf validate prod",

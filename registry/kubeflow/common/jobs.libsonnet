@@ -21,6 +21,7 @@
 //   queueName                the Kueue LocalQueue (label kueue.x-k8s.io/queue-name on the job,
 //                            which Kueue's job integrations read)
 local gpu = import 'kubeflow/common/gpu.libsonnet';
+local k8s = import 'kubeflow/common/k8s.libsonnet';
 local replicas = import 'kubeflow/common/replicas.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
 
@@ -109,6 +110,34 @@ local util = import 'kubeflow/common/util.libsonnet';
 
   // GPUs of a replica type, for docs and checks ("psGpus" → its count).
   gpus(params, gpuPrefix=null):: gpu.settings(params, gpuPrefix).count,
+
+  // kf's example training scripts (tf-job, pytorch-job and jax-job run one by default):
+  // mounted from a ConfigMap <name>-example when the job's command or args name the script.
+  example:: { dir: '/opt/kf-example', script: '/opt/kf-example/train.py', volume: 'kf-example' },
+
+  runsExample(params)::
+    std.member(util.toArgs(util.get(params, 'command')) + util.toArgs(util.get(params, 'args')), $.example.script),
+
+  // `job` alone, or, when it runs the example, a List of the script's ConfigMap and the
+  // job with the script mounted read-only in every replica's containers.
+  withExample(params, env, script, job)::
+    if !$.runsExample(params) then job
+    else
+      local cm = params.name + '-example';
+      local field = [f for f in std.objectFields(job.spec) if std.endsWith(f, 'ReplicaSpecs')][0];
+      local mounted(spec) = spec {
+        template+: { spec+: {
+          volumes+: [{ name: $.example.volume, configMap: { name: cm } }],
+          containers: [
+            c { volumeMounts+: [{ name: $.example.volume, mountPath: $.example.dir, readOnly: true }] }
+            for c in spec.template.spec.containers
+          ],
+        } },
+      };
+      util.list([
+        k8s.configMap(cm, util.namespace(params, env), util.labels(params.name), { 'train.py': script }),
+        job { spec+: { [field]: { [t]: mounted(job.spec[field][t]) for t in std.objectFields(job.spec[field]) } } },
+      ]),
 
   // The custom resource itself.
   resource(params, env, apiVersion, kind, spec):: {

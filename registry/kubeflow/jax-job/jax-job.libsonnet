@@ -10,5 +10,6 @@ local jobs = import 'kubeflow/common/jobs.libsonnet';
   },
 
   job(params, env)::
-    jobs.job(params, env, 'kubeflow.org/v1', 'JAXJob', 'jaxReplicaSpecs', $.replicaTypes(params)),
+    jobs.withExample(params, env, importstr 'kubeflow/jax-job/example/train.py',
+                     jobs.job(params, env, 'kubeflow.org/v1', 'JAXJob', 'jaxReplicaSpecs', $.replicaTypes(params))),
 }

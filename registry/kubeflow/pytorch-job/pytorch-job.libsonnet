@@ -45,8 +45,9 @@ local util = import 'kubeflow/common/util.libsonnet';
     else std.toString(util.toInt(v, 'nProcPerNode')),
 
   job(params, env)::
-    jobs.job(params, env, 'kubeflow.org/v1', 'PyTorchJob', 'pytorchReplicaSpecs', $.replicaTypes(params), {
-      elasticPolicy: $.elasticPolicy(params),
-      nprocPerNode: $.nprocPerNode(params),
-    }),
+    jobs.withExample(params, env, importstr 'kubeflow/pytorch-job/example/train.py',
+                     jobs.job(params, env, 'kubeflow.org/v1', 'PyTorchJob', 'pytorchReplicaSpecs', $.replicaTypes(params), {
+                       elasticPolicy: $.elasticPolicy(params),
+                       nprocPerNode: $.nprocPerNode(params),
+                     })),
 }

@@ -23,7 +23,10 @@ local util = import 'kubeflow/common/util.libsonnet';
   },
 
   job(params, env)::
-    jobs.job(params, env, 'kubeflow.org/v1', 'TFJob', 'tfReplicaSpecs', $.replicaTypes(params), {
-      successPolicy: util.oneOf(util.get(params, 'successPolicy'), ['AllWorkers'], 'successPolicy'),
-    }),
+    if jobs.runsExample(params) && jobs.count(params, 'numPs') > 0 then
+      error 'numPs: kf\'s example (%s) trains with all-reduce; set numPs to 0, or give a command that runs a ParameterServerStrategy program' % jobs.example.script
+    else jobs.withExample(params, env, importstr 'kubeflow/tf-training/example/train.py',
+                          jobs.job(params, env, 'kubeflow.org/v1', 'TFJob', 'tfReplicaSpecs', $.replicaTypes(params), {
+                            successPolicy: util.oneOf(util.get(params, 'successPolicy'), ['AllWorkers'], 'successPolicy'),
+                          })),
 }

@@ -6,8 +6,8 @@
 // @param name string Name of the JAXJob
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string docker.io/kubeflow/jaxjob-simple:latest Image of replicas without GPUs
-// @optionalParam gpuImage string null Image of replicas with GPUs (null: use image)
-// @optionalParam command array null Container command (array, or a space-separated string)
+// @optionalParam gpuImage string nvcr.io/nvidia/jax:25.10-py3 Image of replicas with GPUs: NVIDIA's CUDA build of JAX, the image Kubeflow Trainer v2.3's jax-distributed runtime uses (null: use image, which has a CPU-only JAX)
+// @optionalParam command array ["python3","/opt/kf-example/train.py"] Container command (array, or a space-separated string); the default runs kf's example, mounted from a ConfigMap: a small model trained data-parallel across every process and device on random data, which finishes in seconds
 // @optionalParam args array null Container args (array, or a space-separated string)
 // @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
 // @optionalParam numWorkers number 2 Number of worker replicas

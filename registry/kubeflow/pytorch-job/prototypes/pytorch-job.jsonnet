@@ -7,7 +7,7 @@
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime Image of replicas without GPUs
 // @optionalParam gpuImage string null Image of replicas with GPUs (null: use image)
-// @optionalParam command array null Container command (array, or a space-separated string)
+// @optionalParam command array ["python","-m","torch.distributed.run","/opt/kf-example/train.py"] Container command (array, or a space-separated string); the default runs kf's example under torchrun, mounted from a ConfigMap: a small model trained with DistributedDataParallel on random data, which finishes in seconds
 // @optionalParam args array null Container args (array, or a space-separated string)
 // @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
 // @optionalParam numMasters number 1 Number of masters (0 or 1; ignored when elastic)

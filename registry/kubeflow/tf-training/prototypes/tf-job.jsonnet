@@ -7,7 +7,7 @@
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string tensorflow/tensorflow:2.16.1 Image of replicas without GPUs
 // @optionalParam gpuImage string tensorflow/tensorflow:2.16.1-gpu Image of replicas with GPUs (null: use image)
-// @optionalParam command array null Container command (array, or a space-separated string)
+// @optionalParam command array ["python","/opt/kf-example/train.py"] Container command (array, or a space-separated string); the default runs kf's example, mounted from a ConfigMap: a small model trained with MultiWorkerMirroredStrategy on random data, which finishes in seconds (all-reduce only: numPs 0)
 // @optionalParam args array null Container args (array, or a space-separated string)
 // @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
 // @optionalParam numChiefs number 0 Number of chief replicas (0 or 1)
