@@ -113,3 +113,29 @@ fn show_output_flag_is_o_with_format_kept_as_a_hidden_alias() {
     assert!(!help.contains("--format"), "{help}");
     assert!(!help.contains("ENV_POS"), "{help}");
 }
+
+/// `prototype list` and `prototype search` are list commands too: `-o json` is the same
+/// `{kind, data}` document as the other lists, and `-o name` is refused with the choices.
+#[test]
+fn prototype_lists_take_the_list_outputs() {
+    let app = new_app();
+    let doc: serde_json::Value =
+        serde_json::from_str(&ok(&app.root, &["prototype", "list", "-o", "json"])).unwrap();
+    assert_eq!(doc["kind"], "prototypes");
+    let names: Vec<&str> = doc["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"io.ksonnet.pkg.tf-job"), "{names:?}");
+    assert!(
+        names.contains(&"io.ksonnet.pkg.deployed-service"),
+        "{names:?}"
+    );
+    let found = ok(&app.root, &["prototype", "search", "jax", "-o", "yaml"]);
+    assert!(found.contains("kind: prototypes"), "{found}");
+    assert!(found.contains("io.ksonnet.pkg.jax-job"), "{found}");
+    let err = fails(&app.root, &["prototype", "list", "-o", "name"]);
+    assert!(err.contains("table, wide, json, yaml"), "{err}");
+}

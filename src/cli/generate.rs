@@ -35,8 +35,12 @@ pub struct GenerateArgs {
 #[derive(Subcommand)]
 pub enum PrototypeCommand {
     /// List every prototype.
-    #[command(after_help = "Example:\n  kf prototype list")]
-    List,
+    #[command(after_help = "Examples:\n  kf prototype list\n  kf prototype list -o json")]
+    List {
+        /// Output format: table, wide, json or yaml.
+        #[arg(short = 'o', long, default_value = "table", value_parser = table::LIST_OUTPUTS)]
+        output: String,
+    },
     /// Show a prototype's description and params.
     #[command(after_help = "Example:\n  kf prototype describe deployed-service")]
     Describe {
@@ -63,6 +67,9 @@ pub enum PrototypeCommand {
     Search {
         /// Text to find in prototype names and descriptions.
         query: String,
+        /// Output format: table, wide, json or yaml.
+        #[arg(short = 'o', long, default_value = "table", value_parser = table::LIST_OUTPUTS)]
+        output: String,
     },
     /// Same as `kf generate`.
     #[command(
@@ -232,16 +239,16 @@ pub fn run_prototype(ctx: &Context_, cmd: PrototypeCommand) -> Result<()> {
     let app = ctx.app().ok();
     let catalog = catalog(app.as_ref())?;
     match cmd {
-        PrototypeCommand::List => {
+        PrototypeCommand::List { output } => {
             let rows: Vec<Vec<String>> = catalog
                 .prototypes
                 .values()
                 .map(|p| vec![p.name.clone(), p.short_description.clone()])
                 .collect();
-            print!("{}", table::render(&["NAME", "DESCRIPTION"], &rows));
+            table::print("prototypes", &["NAME", "DESCRIPTION"], &rows, &output);
         }
         PrototypeCommand::Describe { name } => print!("{}", describe(catalog.find(&name)?)),
-        PrototypeCommand::Search { query } => {
+        PrototypeCommand::Search { query, output } => {
             let rows: Vec<Vec<String>> = catalog
                 .search(&query)
                 .iter()
@@ -250,7 +257,7 @@ pub fn run_prototype(ctx: &Context_, cmd: PrototypeCommand) -> Result<()> {
             if rows.is_empty() {
                 bail!("no prototype matches '{query}'; `kf prototype list` shows them all");
             }
-            print!("{}", table::render(&["NAME", "DESCRIPTION"], &rows));
+            table::print("prototypes", &["NAME", "DESCRIPTION"], &rows, &output);
         }
         PrototypeCommand::Preview { name, params } => {
             let proto = catalog.find(&name)?;
