@@ -69,6 +69,24 @@ fn status_of(result: anyhow::Result<()>) -> i32 {
         }
         return exit.code;
     }
-    eprintln!("error: {e:#}");
+    eprintln!("error: {}", error_text(&e));
     1
+}
+
+/// The error and its causes, joined by ": " as `{:#}` does, but a cause whose text the
+/// message already says (`cannot read x: No such file…` over that io::Error) is not
+/// repeated.
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if part.is_empty() || text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
 }

@@ -176,3 +176,13 @@ fn bad_input_to_diff_is_exit_2() {
         assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
     }
 }
+
+/// An error names its cause once: `cannot read …: No such file or directory`, not the
+/// io error a second time from the error chain.
+#[test]
+fn an_error_says_its_cause_once() {
+    let app = new_app();
+    let err = fails(&app.root, &["import", "-f", "manifests/"]);
+    assert!(err.contains("manifests"), "{err}");
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+}
