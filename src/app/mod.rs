@@ -150,6 +150,12 @@ impl App {
     }
 
     pub fn load(root: &Path) -> Result<App, AppError> {
+        // Paths inside the app are joined to `root` and compared with it: a relative root
+        // (`kf demo --keep demo-app`) would be taken from a different folder on each join.
+        let root = &std::path::absolute(root).map_err(|source| AppError::Read {
+            path: root.to_path_buf(),
+            source,
+        })?;
         let app_path = root.join(APP_FILE);
         let text = read(&app_path)?;
         let mut spec: AppSpec = parse_yaml(&app_path, &text)?;

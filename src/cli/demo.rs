@@ -77,10 +77,8 @@ pub fn run(a: DemoArgs) -> Result<()> {
         &catalog,
         "tf-job",
         "mnist-train",
-        &raw(&[
-            ("numWorkers", "2"),
-            ("args", r#"["python","/opt/mnist.py"]"#),
-        ]),
+        // The default command trains kf's example (a ConfigMap holds the script).
+        &raw(&[("numWorkers", "2")]),
     )?;
     let app = App::load(&root)?;
     generate(
