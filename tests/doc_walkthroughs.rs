@@ -13,7 +13,8 @@
 //! is run too, each document in a fresh app with environments `default` and `prod`, so a
 //! new example is tested the day it is written. A document sets up what its prose assumes
 //! ("with `web` generated…") in HTML comments that do not render:
-//! `<!-- doc-test: kf generate deployed-service web --image=nginx -->`.
+//! `<!-- doc-test: kf generate deployed-service web --image=nginx -->`. A transcript line
+//! whose output starts with `error:` must fail.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,6 +40,10 @@ const SKIPPED: &[(&str, &str)] = &[
     ("old-ksonnet-app", "the reader's own ksonnet app"),
     ("git push", "a Git remote: no network here"),
     ("| kubectl", "needs a cluster"),
+    (
+        "kf completion ",
+        "writes into the reader's shell folders; tests/first_hour.rs checks the scripts",
+    ),
 ];
 
 /// The `kf …` examples of `text`'s code blocks (and its `<!-- doc-test: … -->` setup
@@ -86,7 +91,20 @@ fn kf_examples(text: &str) -> Vec<(usize, String)> {
                 None => &raw,
             };
             if command.starts_with("kf ") && !is_synopsis(command) {
-                out.push((number, command.to_string()));
+                // A transcript whose output is an error shows a command that fails: it
+                // must fail (bash's `!`), so the error the doc shows is still an error.
+                let fails = transcript
+                    && block
+                        .get(offset)
+                        .is_some_and(|next| next.trim_start().starts_with("error:"));
+                out.push((
+                    number,
+                    if fails {
+                        format!("! {command}")
+                    } else {
+                        command.to_string()
+                    },
+                ));
             }
         }
         i = end + 1;
@@ -225,16 +243,10 @@ fn run_lines(doc: &str, lines: &[(usize, String)], prelude: &str) -> Result<usiz
 }
 
 /// Documents whose examples this test does not run, each for its reason.
-const NOT_RUN_AS_EXAMPLES: &[(&str, &str)] = &[
-    (
-        "docs/getting-started.md",
-        "a walkthrough, run whole by getting_started_shell_blocks_all_succeed",
-    ),
-    (
-        "docs/commands.md",
-        "a reference: its transcripts show states no earlier example builds (failing validations, a staging environment, manifests to import); not yet set up with doc-test lines",
-    ),
-];
+const NOT_RUN_AS_EXAMPLES: &[(&str, &str)] = &[(
+    "docs/getting-started.md",
+    "a walkthrough, run whole by getting_started_shell_blocks_all_succeed",
+)];
 
 /// Every document whose `kf` examples are run: docs/ (but the two walkthroughs, run
 /// whole above) and each package README, sorted.
