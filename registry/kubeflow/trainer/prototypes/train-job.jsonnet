@@ -2,7 +2,8 @@
 // @name io.ksonnet.pkg.train-job
 // @description A Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) that runs a training runtime (runtimeRef, e.g. the torch-distributed ClusterTrainingRuntime) with your image, command, args, env, numNodes and numProcPerNode. numGpus becomes the GPU limit in trainer.resourcesPerNode (and switches in gpuImage); gpuNodeSelector and gpuTolerations go to a runtimePatches entry (manager kf.dev/kf) for the runtime's trainer job (targetJob).
 // @shortDescription A Kubeflow Trainer v2 TrainJob with GPUs.
-// @requires Kubeflow Trainer v2.3 (its controller, the trainer.kubeflow.org CRDs and JobSet)
+// @requires Kubeflow Trainer v2.3: the trainer-controller prototype (its controller and the trainer.kubeflow.org CRDs)
+// @requires JobSet v0.12.0: the jobset prototype (the jobset package)
 // @requires The runtime named by runtimeRef (the training-runtimes prototype installs the standard ones)
 // @param name string Name of the TrainJob
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
