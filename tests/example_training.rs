@@ -180,30 +180,9 @@ fn jax_gpu_workers_get_a_cuda_build_of_jax() {
 fn the_example_scripts_compile() {
     for case in CASES {
         let source = script(case.package);
-        let out = match std::process::Command::new("python3")
-            .args([
-                "-c",
-                "import sys; compile(sys.stdin.read(), 'train.py', 'exec')",
-            ])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-        {
-            Ok(mut child) => {
-                use std::io::Write as _;
-                child
-                    .stdin
-                    .take()
-                    .unwrap()
-                    .write_all(source.as_bytes())
-                    .unwrap();
-                child.wait_with_output().unwrap()
-            }
-            Err(e) => {
-                eprintln!("skipped: no python3 ({e})");
-                return;
-            }
+        let compile = "import sys; compile(sys.stdin.read(), 'train.py', 'exec')";
+        let Some(out) = python3(&["-c", compile], &source) else {
+            return;
         };
         assert!(
             out.status.success(),

@@ -175,6 +175,23 @@ fn webhook_paths(
 }
 
 /// The namespace rule: namespaced objects in `ns`, cluster-scoped ones in none.
+/// The pod volume mounted in container `c` where controller-runtime's webhook server
+/// reads its certificate (/tmp/k8s-webhook-server/serving-certs, its default CertDir).
+fn serving_cert_volume<'a>(pod: &'a Value, c: &Value) -> &'a Value {
+    let mount = c["volumeMounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["mountPath"] == "/tmp/k8s-webhook-server/serving-certs")
+        .expect("the serving certificate is mounted");
+    pod["volumes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == mount["name"])
+        .expect("the mounted volume exists")
+}
+
 fn assert_namespaces(objs: &[Value], ns: &str) {
     const CLUSTER: &[&str] = &[
         "ClusterRole",
@@ -253,20 +270,8 @@ fn trainer_controller_runs_upstreams_manager_with_its_configuration() {
 
     // The certificate the controller writes is mounted where controller-runtime's
     // webhook server reads it (pkg/util/cert/cert.go certDir).
-    let cert = c["volumeMounts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["mountPath"] == "/tmp/k8s-webhook-server/serving-certs")
-        .expect("the serving certificate is mounted");
-    let secret_volume = pod["volumes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["name"] == cert["name"])
-        .unwrap();
     assert_eq!(
-        secret_volume["secret"]["secretName"],
+        serving_cert_volume(pod, c)["secret"]["secretName"],
         "kubeflow-trainer-webhook-cert"
     );
     let secret = find(&objs, "Secret", "kubeflow-trainer-webhook-cert");
@@ -591,19 +596,10 @@ fn jobset_controller_runs_v0_12_0_with_its_configuration() {
     assert_eq!(certs["enable"], true);
     assert_eq!(certs["webhookServiceName"], "jobset-webhook-service");
     assert_eq!(certs["webhookSecretName"], "jobset-webhook-server-cert");
-    let mount = c["volumeMounts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["mountPath"] == "/tmp/k8s-webhook-server/serving-certs")
-        .expect("the serving certificate is mounted");
-    let volume = pod["volumes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["name"] == mount["name"])
-        .unwrap();
-    assert_eq!(volume["secret"]["secretName"], "jobset-webhook-server-cert");
+    assert_eq!(
+        serving_cert_volume(pod, c)["secret"]["secretName"],
+        "jobset-webhook-server-cert"
+    );
     find(&objs, "Secret", "jobset-webhook-server-cert");
     let metrics = find(
         &objs,

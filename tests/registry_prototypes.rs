@@ -683,17 +683,9 @@ os.environ.update(CONFIGPROXY_AUTH_TOKEN='t', POD_NAMESPACE='ml', OAUTH_CLIENT_S
 exec(open(sys.argv[1]).read(), {'get_config': lambda: c, '__file__': sys.argv[1]})
 print(json.dumps(c, default=sorted))
 "#;
-    let out = match std::process::Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(dir.path().join("jupyterhub_config.py"))
-        .output()
-    {
-        Ok(out) => out,
-        Err(e) => {
-            eprintln!("skipped: no python3 ({e})");
-            return;
-        }
+    let config = dir.path().join("jupyterhub_config.py");
+    let Some(out) = python3(&["-c", script, config.to_str().unwrap()], "") else {
+        return;
     };
     assert!(
         out.status.success(),

@@ -166,3 +166,30 @@ pub fn ok_with_env(dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// Runs `python3 ARGS` with `stdin` as its input; `None` (and a note on stderr) when the
+/// machine has no python3, for the tests that check generated Python and can only skip.
+pub fn python3(args: &[&str], stdin: &str) -> Option<std::process::Output> {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut child = match Command::new("python3")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(e) => {
+            eprintln!("skipped: no python3 ({e})");
+            return None;
+        }
+    };
+    child
+        .stdin
+        .take()
+        .expect("piped stdin")
+        .write_all(stdin.as_bytes())
+        .expect("python3 reads its input");
+    Some(child.wait_with_output().expect("python3 runs"))
+}
