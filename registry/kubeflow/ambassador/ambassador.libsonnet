@@ -3,7 +3,7 @@
 // Mappings (getambassador.io/v3alpha1) routing URL prefixes to Services.
 //
 // The getambassador.io CRDs and their conversion webhook (emissary-apiext in
-// namespace emissary-system) come from Emissary's emissary-crds.yaml.
+// namespace emissary-system upstream) come from the emissary-crds prototype.
 local k8s = import 'kubeflow/common/k8s.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
 

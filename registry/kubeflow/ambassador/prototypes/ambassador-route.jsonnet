@@ -2,7 +2,7 @@
 // @name io.ksonnet.pkg.ambassador-route
 // @description An Emissary-ingress (Ambassador) Mapping (getambassador.io/v3alpha1) sending requests whose path starts with prefix to a Service, e.g. /tfserving/models/mnist to a tf-serving REST port, /jupyter/ to JupyterHub's proxy-public, /tensorboard/tb/ to TensorBoard or /argo/ to the Argo UI. Emissary replaces the prefix with rewrite (default "/"); keepPrefix passes the path unchanged.
 // @shortDescription An Ambassador Mapping to a Service.
-// @requires Emissary-ingress 3.x with its getambassador.io CRDs (the `ambassador` prototype, after Emissary's emissary-crds.yaml)
+// @requires Emissary-ingress 3.x with its getambassador.io CRDs (the `ambassador` prototype, after the emissary-crds prototype)
 // @param name string Name of the Mapping
 // @param service string Service to route to (its name)
 // @optionalParam namespace string null Namespace (default: the environment's namespace)

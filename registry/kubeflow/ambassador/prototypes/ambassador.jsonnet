@@ -1,8 +1,8 @@
 // @apiVersion 0.1
 // @name io.ksonnet.pkg.ambassador
-// @description Emissary-ingress (Ambassador) 3.x as the cluster's API gateway: its Deployment, a Service of serviceType (80 and 443) and an admin Service, ServiceAccount, ClusterRole and ClusterRoleBinding, and HTTP (8080) and HTTPS (8443) Listeners (getambassador.io/v3alpha1). Install the getambassador.io CRDs and their emissary-apiext conversion webhook first (Emissary's emissary-crds.yaml); then route with ambassador-route.
+// @description Emissary-ingress (Ambassador) 3.x as the cluster's API gateway: its Deployment, a Service of serviceType (80 and 443) and an admin Service, ServiceAccount, ClusterRole and ClusterRoleBinding, and HTTP (8080) and HTTPS (8443) Listeners (getambassador.io/v3alpha1). Install the getambassador.io CRDs and their emissary-apiext conversion webhook first (the emissary-crds prototype); then route with ambassador-route.
 // @shortDescription Emissary-ingress (Ambassador) API gateway.
-// @requires The getambassador.io CRDs and the emissary-apiext conversion webhook (Emissary's emissary-crds.yaml), applied first
+// @requires The emissary-crds prototype (the getambassador.io CRDs and the emissary-apiext conversion webhook), applied first
 // @param name string Name of the objects (e.g. ambassador)
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string docker.io/emissaryingress/emissary:3.9.1 Emissary image

@@ -2,7 +2,7 @@
 // @name io.ksonnet.pkg.kserve
 // @description A KServe InferenceService (serving.kserve.io/v1beta1) serving one model: the predictor names the model format (framework) and storageUri, and KServe picks a matching ServingRuntime (or the one named by runtime). With numGpus > 0 the predictor gets the GPU limit, gpuNodeSelector, gpuTolerations and gpuRuntimeVersion (e.g. 2.6.2-gpu for tensorflow). Needs KServe installed in the cluster.
 // @shortDescription A KServe InferenceService (any framework), with GPUs.
-// @requires KServe (its controller, the serving.kserve.io CRDs and ServingRuntimes)
+// @requires KServe: the kserve-controller prototype (controller and serving.kserve.io CRDs) and kserve-runtimes (ServingRuntimes)
 // @requires For private storageUri: a ServiceAccount (serviceAccountName) listing the credential Secret
 // @param name string Name of the InferenceService
 // @param storageUri string Where the model is: gs://, s3://, pvc://claim/path, https:// or hf://

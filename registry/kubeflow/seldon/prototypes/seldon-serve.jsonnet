@@ -2,7 +2,7 @@
 // @name io.ksonnet.pkg.seldon-serve
 // @description A Seldon Core v1 SeldonDeployment (machinelearning.seldon.io/v1) serving one model: a prepackaged server (implementation, e.g. SKLEARN_SERVER, TENSORFLOW_SERVER, TRITON_SERVER, reading modelUri) or, with implementation null, your own model image. With numGpus > 0 the model container gets the GPU limit (and gpuImage), the pod gpuNodeSelector and gpuTolerations. Needs the Seldon Core operator in the cluster.
 // @shortDescription A Seldon Core SeldonDeployment for one model, with GPUs.
-// @requires The Seldon Core v1 operator and the SeldonDeployment CRD
+// @requires The seldon-operator prototype (the Seldon Core v1 operator and the SeldonDeployment CRD)
 // @requires For private modelUri: the Secret named by envSecretRefName
 // @param name string Name of the SeldonDeployment
 // @optionalParam namespace string null Namespace (default: the environment's namespace)

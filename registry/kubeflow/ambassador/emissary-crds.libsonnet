@@ -1,0 +1,132 @@
+// The getambassador.io CRDs and Emissary's emissary-apiext, the conversion webhook
+// those CRDs name (they store v2 and serve v1, v2 and v3alpha1). Facts from
+// emissary-ingress/emissary@v3.9.1 (the gateway version of the `ambassador` prototype):
+// manifests/emissary/emissary-crds.yaml.in (ServiceAccount, RBAC, Service 443 → https,
+// Deployment with ports http 8080 / https 8443 and the /probes/* endpoints),
+// cmd/apiext/main.go (the first argument is the Service name) and
+// pkg/apiext/internal/{ca,inject}.go: apiext keeps its CA in the Secret
+// emissary-ingress-webhook-ca of its own namespace and rewrites every getambassador.io
+// CRD's conversion clientConfig to <service>.<its namespace>:443/webhooks/crd-convert
+// with that CA. The CRDs here already point at the Service rendered here, so a re-apply
+// does not turn the conversion back to a namespace that has no webhook.
+local util = import 'kubeflow/common/util.libsonnet';
+
+{
+  crds:: std.parseJson(importstr 'kubeflow/ambassador/crds/getambassador.io_crds.json'),
+  caSecretName:: 'emissary-ingress-webhook-ca',
+  webhookPath:: '/webhooks/crd-convert',
+
+  // A CRD of the shared file with its conversion webhook, if it has one (Listener,
+  // served only as v3alpha1, has none), sent to service.namespace.
+  pointedAt(crd, service, ns, labels)::
+    crd {
+      metadata+: { labels+: labels },
+    } + (if std.objectHas(crd.spec, 'conversion') then {
+           spec+: {
+             conversion+: {
+               webhook+: { clientConfig+: { service+: { name: service, namespace: ns } } },
+             },
+           },
+         } else {}),
+
+  all(params, env)::
+    local name = params.name;
+    local ns = util.namespace(params, env);
+    // upstream's labels; app.kubernetes.io/part-of is what apiext 3.10's
+    // --crd-label-selector selects the CRDs it patches by.
+    local labels = util.labels(name, {
+      'app.kubernetes.io/instance': name,
+      'app.kubernetes.io/name': name,
+      'app.kubernetes.io/part-of': name,
+    });
+    local selector = {
+      'app.kubernetes.io/instance': name,
+      'app.kubernetes.io/name': name,
+      'app.kubernetes.io/part-of': name,
+    };
+    local installCRDs = util.toBool(util.get(params, 'installCRDs', true), 'installCRDs');
+    util.list(
+      (if installCRDs then [$.pointedAt(c, name, ns, labels) for c in $.crds] else [])
+      + [
+        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: name, namespace: ns, labels: labels } },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: name, labels: labels },
+          rules: [
+            { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['list', 'watch'] },
+            // It patches the caBundle of the getambassador.io CRDs only.
+            {
+              apiGroups: ['apiextensions.k8s.io'],
+              resources: ['customresourcedefinitions'],
+              resourceNames: [c.metadata.name for c in $.crds],
+              verbs: ['update'],
+            },
+          ],
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: name, labels: labels },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: name },
+          subjects: [{ kind: 'ServiceAccount', name: name, namespace: ns }],
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name: name, namespace: ns, labels: labels },
+          rules: [
+            { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+            { apiGroups: [''], resources: ['secrets'], resourceNames: [$.caSecretName], verbs: ['get', 'update'] },
+          ],
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: name, namespace: ns, labels: labels },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: name },
+          subjects: [{ kind: 'ServiceAccount', name: name, namespace: ns }],
+        },
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: name, namespace: ns, labels: labels },
+          spec: {
+            type: 'ClusterIP',
+            selector: selector,
+            // The port and the path every CRD's conversion clientConfig names.
+            ports: [{ name: 'https', port: 443, targetPort: 'https' }],
+          },
+        },
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: name, namespace: ns, labels: labels },
+          spec: {
+            replicas: util.toInt(util.get(params, 'replicas', 3), 'replicas'),
+            selector: { matchLabels: selector },
+            template: {
+              metadata: { labels: labels },
+              spec: {
+                serviceAccountName: name,
+                containers: [{
+                  name: 'emissary-apiext',
+                  image: util.get(params, 'image', 'docker.io/emissaryingress/emissary:3.9.1'),
+                  imagePullPolicy: 'IfNotPresent',
+                  // apiext's first argument is the name of the Service in front of it.
+                  command: ['apiext', name],
+                  ports: [
+                    { name: 'http', containerPort: 8080 },
+                    { name: 'https', containerPort: 8443 },
+                  ],
+                  startupProbe: { httpGet: { path: '/probes/live', port: 8080 }, failureThreshold: 10, periodSeconds: 3 },
+                  livenessProbe: { httpGet: { scheme: 'HTTP', path: '/probes/live', port: 8080 }, periodSeconds: 3, failureThreshold: 3 },
+                  readinessProbe: { httpGet: { scheme: 'HTTP', path: '/probes/ready', port: 8080 }, periodSeconds: 3, failureThreshold: 3 },
+                }],
+              },
+            },
+          },
+        },
+      ]
+    ),
+}

@@ -1,0 +1,89 @@
+// KServe ClusterServingRuntimes for the kserve prototype's most common frameworks, so an
+// InferenceService with modelFormat tensorflow, pytorch or sklearn finds a model server.
+// Facts from kserve/kserve@v0.20.0:config/runtimes/{kserve-tensorflow-serving,
+// kserve-torchserve,kserve-sklearnserver}.yaml and the image names and tags of
+// config/runtimes/kustomization.yaml (sklearnserver is tagged with the release).
+local util = import 'kubeflow/common/util.libsonnet';
+
+{
+  dropAll:: {
+    allowPrivilegeEscalation: false,
+    privileged: false,
+    runAsNonRoot: true,
+    capabilities: { drop: ['ALL'] },
+  },
+  oneCpu:: { requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } },
+
+  runtimes(params):: {
+    tensorflow: {
+      name: 'kserve-tensorflow-serving',
+      serverType: 'tensorflow-serving',
+      metricsPort: '8080',
+      formats: [{ name: 'tensorflow', version: '1', autoSelect: true, priority: 2 },
+                { name: 'tensorflow', version: '2', autoSelect: true, priority: 2 }],
+      protocols: ['v1', 'grpc-v1'],
+      container: {
+        name: 'kserve-container',
+        image: util.get(params, 'tensorflowImage', 'tensorflow/serving:2.6.2'),
+        command: ['/usr/bin/tensorflow_model_server'],
+        args: ['--model_name={{.Name}}', '--port=9000', '--rest_api_port=8080',
+               '--model_base_path=/mnt/models', '--rest_api_timeout_in_ms=60000'],
+        securityContext: $.dropAll { runAsUser: 1000 },
+        resources: $.oneCpu,
+      },
+    },
+    pytorch: {
+      name: 'kserve-torchserve',
+      serverType: 'torchserve',
+      metricsPort: '8082',
+      formats: [{ name: 'pytorch', version: '1', autoSelect: true, priority: 2 }],
+      protocols: ['v1', 'v2', 'grpc-v2'],
+      container: {
+        name: 'kserve-container',
+        image: util.get(params, 'pytorchImage', 'pytorch/torchserve-kfs:0.9.0'),
+        args: ['torchserve', '--start', '--model-store=/mnt/models/model-store',
+               '--ts-config=/mnt/models/config/config.properties'],
+        env: [{ name: 'TS_SERVICE_ENVELOPE', value: '{{.Labels.serviceEnvelope}}' }],
+        securityContext: $.dropAll { runAsUser: 1000 },
+        resources: $.oneCpu,
+      },
+    },
+    sklearn: {
+      name: 'kserve-sklearnserver',
+      serverType: 'sklearnserver',
+      metricsPort: '8080',
+      formats: [{ name: 'sklearn', version: '1', autoSelect: true, priority: 1 }],
+      protocols: ['v1', 'v2'],
+      container: {
+        name: 'kserve-container',
+        image: util.get(params, 'sklearnImage', 'kserve/sklearnserver:v0.20.0'),
+        args: ['--model_name={{.Name}}', '--model_dir=/mnt/models', '--http_port=8080'],
+        securityContext: $.dropAll,
+        resources: $.oneCpu,
+      },
+    },
+  },
+
+  all(params, env)::
+    local name = params.name;
+    local labels = util.labels(name);
+    local known = $.runtimes(params);
+    local wanted = [std.asciiLower(f) for f in util.toArray(util.get(params, 'frameworks', std.objectFields(known)), 'frameworks')];
+    local bad = [f for f in wanted if !std.objectHas(known, f)];
+    if bad != [] then error 'frameworks: unknown %s (known: %s)' % [std.join(', ', bad), std.join(', ', std.objectFields(known))]
+    else util.list([
+      local r = known[f];
+      {
+        apiVersion: 'serving.kserve.io/v1alpha1',
+        kind: 'ClusterServingRuntime',
+        metadata: { name: r.name, labels: labels, annotations: { 'serving.kserve.io/server-type': r.serverType } },
+        spec: {
+          annotations: { 'prometheus.kserve.io/port': r.metricsPort, 'prometheus.kserve.io/path': '/metrics' },
+          supportedModelFormats: r.formats,
+          protocolVersions: r.protocols,
+          containers: [r.container],
+        },
+      }
+      for f in std.set(wanted)
+    ]),
+}
