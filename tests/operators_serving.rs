@@ -11,37 +11,8 @@
 mod support;
 
 use serde_json::Value;
+use support::objects::*;
 use support::*;
-
-fn rendered(app: &TempApp, env: &str, component: &str) -> Vec<Value> {
-    let out = ok(&app.root, &["show", env, "-c", component, "-o", "json"]);
-    let list: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
-    list["items"].as_array().expect("a List").clone()
-}
-
-fn find<'a>(objs: &'a [Value], kind: &str, name: &str) -> &'a Value {
-    objs.iter()
-        .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
-        .unwrap_or_else(|| panic!("no {kind}/{name} in {:#?}", names(objs)))
-}
-
-fn names(objs: &[Value]) -> Vec<String> {
-    objs.iter()
-        .map(|o| {
-            format!(
-                "{}/{}",
-                o["kind"].as_str().unwrap(),
-                o["metadata"]["name"].as_str().unwrap()
-            )
-        })
-        .collect()
-}
-
-fn strings(v: &Value) -> Vec<&str> {
-    v.as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
-}
 
 fn container<'a>(deployment: &'a Value, name: &str) -> &'a Value {
     deployment["spec"]["template"]["spec"]["containers"]
@@ -50,31 +21,6 @@ fn container<'a>(deployment: &'a Value, name: &str) -> &'a Value {
         .iter()
         .find(|c| c["name"] == name)
         .unwrap_or_else(|| panic!("no container {name}"))
-}
-
-/// The verbs a ClusterRole grants on `group`/`resource`.
-fn verbs<'a>(role: &'a Value, group: &str, resource: &str) -> Vec<&'a str> {
-    role["rules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| {
-            strings(&r["apiGroups"]).contains(&group)
-                && strings(&r["resources"]).contains(&resource)
-        })
-        .flat_map(|r| strings(&r["verbs"]))
-        .collect()
-}
-
-fn assert_can(role: &Value, group: &str, resource: &str, wanted: &[&str]) {
-    let have = verbs(role, group, resource);
-    for verb in wanted {
-        assert!(
-            have.contains(verb),
-            "{} may not {verb} {group}/{resource} (has {have:?})",
-            role["metadata"]["name"]
-        );
-    }
 }
 
 /// The Service a webhook clientConfig names exists, in that namespace, with a port

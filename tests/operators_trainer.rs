@@ -9,6 +9,7 @@
 mod support;
 
 use serde_json::Value;
+use support::objects::*;
 use support::*;
 
 /// An app with the four components a TrainJob needs on an empty cluster.
@@ -31,63 +32,6 @@ fn trainer_app() -> TempApp {
         ],
     );
     app
-}
-
-fn objects(app: &TempApp, env: &str, component: &str) -> Vec<Value> {
-    let json = ok(&app.root, &["show", env, "-c", component, "-o", "json"]);
-    let list: Value = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
-    list["items"].as_array().expect("a List").clone()
-}
-
-fn find<'a>(objs: &'a [Value], kind: &str, name: &str) -> &'a Value {
-    objs.iter()
-        .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
-        .unwrap_or_else(|| panic!("no {kind}/{name} in {:#?}", names(objs)))
-}
-
-fn names(objs: &[Value]) -> Vec<String> {
-    objs.iter()
-        .map(|o| {
-            format!(
-                "{}/{}",
-                o["kind"].as_str().unwrap(),
-                o["metadata"]["name"].as_str().unwrap()
-            )
-        })
-        .collect()
-}
-
-fn strings(v: &Value) -> Vec<&str> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|s| s.as_str().unwrap())
-        .collect()
-}
-
-/// The verbs `role` grants on `group`/`resource` (all its rules together).
-fn verbs<'a>(role: &'a Value, group: &str, resource: &str) -> Vec<&'a str> {
-    let mut out: Vec<&str> = role["rules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| {
-            r["apiGroups"]
-                .as_array()
-                .is_some_and(|g| g.iter().any(|g| g == group))
-                && r["resources"]
-                    .as_array()
-                    .is_some_and(|x| x.iter().any(|x| x == resource))
-        })
-        .flat_map(|r| strings(&r["verbs"]))
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
-fn has_all(got: &[&str], want: &[&str]) -> bool {
-    want.iter().all(|w| got.contains(w))
 }
 
 /// The controller's Configuration, parsed from the ConfigMap it is given with --config.
@@ -192,6 +136,22 @@ fn serving_cert_volume<'a>(pod: &'a Value, c: &Value) -> &'a Value {
         .expect("the mounted volume exists")
 }
 
+/// The cert rotator of both controllers (open-policy-agent/cert-controller) writes the CA
+/// bundle into the validating and mutating webhook configurations.
+fn assert_can_rotate_webhook_ca(role: &Value) {
+    for kind in [
+        "validatingwebhookconfigurations",
+        "mutatingwebhookconfigurations",
+    ] {
+        assert_can(
+            role,
+            "admissionregistration.k8s.io",
+            kind,
+            &["get", "list", "watch", "update"],
+        );
+    }
+}
+
 fn assert_namespaces(objs: &[Value], ns: &str) {
     const CLUSTER: &[&str] = &[
         "ClusterRole",
@@ -217,7 +177,7 @@ fn assert_namespaces(objs: &[Value], ns: &str) {
 #[test]
 fn trainer_controller_runs_upstreams_manager_with_its_configuration() {
     let app = trainer_app();
-    let objs = objects(&app, "default", "kubeflow-trainer");
+    let objs = rendered(&app, "default", "kubeflow-trainer");
     let deploy = find(&objs, "Deployment", "kubeflow-trainer-controller-manager");
     let pod = &deploy["spec"]["template"]["spec"];
     assert_eq!(
@@ -308,7 +268,7 @@ fn trainer_controller_runs_upstreams_manager_with_its_configuration() {
     assert_eq!(binding["subjects"][0]["name"], "system:authenticated");
 
     assert_namespaces(&objs, "ml-dev");
-    let prod = objects(&app, "prod", "kubeflow-trainer");
+    let prod = rendered(&app, "prod", "kubeflow-trainer");
     assert_namespaces(&prod, "ml-prod");
     ok(
         &app.root,
@@ -320,7 +280,7 @@ fn trainer_controller_runs_upstreams_manager_with_its_configuration() {
             "kubeflow-system",
         ],
     );
-    let moved = objects(&app, "prod", "kubeflow-trainer");
+    let moved = rendered(&app, "prod", "kubeflow-trainer");
     assert_namespaces(&moved, "kubeflow-system");
     let crb = find(
         &moved,
@@ -336,7 +296,7 @@ fn trainer_controller_runs_upstreams_manager_with_its_configuration() {
 #[test]
 fn trainer_webhooks_point_at_the_controllers_service_under_the_fixed_names() {
     let app = trainer_app();
-    let objs = objects(&app, "default", "kubeflow-trainer");
+    let objs = rendered(&app, "default", "kubeflow-trainer");
     let deploy = find(&objs, "Deployment", "kubeflow-trainer-controller-manager");
     let config = configuration(&objs, deploy);
     let service = find(
@@ -416,7 +376,7 @@ fn trainer_webhooks_point_at_the_controllers_service_under_the_fixed_names() {
 #[test]
 fn trainer_cluster_role_covers_the_trainer_kinds_and_jobsets() {
     let app = trainer_app();
-    let objs = objects(&app, "default", "kubeflow-trainer");
+    let objs = rendered(&app, "default", "kubeflow-trainer");
     let binding = find(
         &objs,
         "ClusterRoleBinding",
@@ -435,25 +395,12 @@ fn trainer_cluster_role_covers_the_trainer_kinds_and_jobsets() {
     );
     let g = "trainer.kubeflow.org";
     for kind in ["trainjobs", "trainingruntimes", "clustertrainingruntimes"] {
-        assert!(
-            has_all(
-                &verbs(role, g, kind),
-                &["get", "list", "watch", "update", "patch"]
-            ),
-            "{kind}: {:?}",
-            verbs(role, g, kind)
-        );
-        assert!(
-            has_all(&verbs(role, g, &format!("{kind}/finalizers")), &["update"]),
-            "{kind}/finalizers"
-        );
+        assert_can(role, g, kind, &["get", "list", "watch", "update", "patch"]);
+        assert_can(role, g, &format!("{kind}/finalizers"), &["update"]);
     }
     // Only TrainJobs have a status the controller writes (the runtimes have no status
     // rule upstream).
-    assert!(has_all(
-        &verbs(role, g, "trainjobs/status"),
-        &["get", "patch", "update"]
-    ));
+    assert_can(role, g, "trainjobs/status", &["get", "patch", "update"]);
     assert_eq!(
         verbs(role, "jobset.x-k8s.io", "jobsets"),
         [
@@ -461,35 +408,23 @@ fn trainer_cluster_role_covers_the_trainer_kinds_and_jobsets() {
         ]
     );
     // The cert rotator: its Secret and the two webhook configurations.
-    assert!(has_all(
-        &verbs(role, "", "secrets"),
-        &["get", "list", "watch", "update"]
-    ));
-    for kind in [
-        "validatingwebhookconfigurations",
-        "mutatingwebhookconfigurations",
-    ] {
-        assert!(has_all(
-            &verbs(role, "admissionregistration.k8s.io", kind),
-            &["get", "list", "watch", "update"]
-        ));
-    }
-    assert!(has_all(
-        &verbs(role, "coordination.k8s.io", "leases"),
-        &["create", "get", "update"]
-    ));
+    assert_can(role, "", "secrets", &["get", "list", "watch", "update"]);
+    assert_can_rotate_webhook_ca(role);
+    assert_can(
+        role,
+        "coordination.k8s.io",
+        "leases",
+        &["create", "get", "update"],
+    );
     for group in ["scheduling.volcano.sh", "scheduling.x-k8s.io"] {
-        assert!(has_all(
-            &verbs(role, group, "podgroups"),
-            &["create", "get", "update"]
-        ));
+        assert_can(role, group, "podgroups", &["create", "get", "update"]);
     }
 }
 
 #[test]
 fn trainer_crds_are_upstreams_and_install_crds_turns_them_off() {
     let app = trainer_app();
-    let objs = objects(&app, "default", "kubeflow-trainer");
+    let objs = rendered(&app, "default", "kubeflow-trainer");
     for (name, kind, scope) in [
         ("trainjobs.trainer.kubeflow.org", "TrainJob", "Namespaced"),
         (
@@ -519,7 +454,7 @@ fn trainer_crds_are_upstreams_and_install_crds_turns_them_off() {
         &app.root,
         &["param", "set", "kubeflow-trainer", "installCRDs", "false"],
     );
-    let without = objects(&app, "default", "kubeflow-trainer");
+    let without = rendered(&app, "default", "kubeflow-trainer");
     assert!(
         !without
             .iter()
@@ -554,7 +489,7 @@ fn trainer_feature_gates_and_log_level_reach_the_args() {
             "prod",
         ],
     );
-    let objs = objects(&app, "prod", "kubeflow-trainer");
+    let objs = rendered(&app, "prod", "kubeflow-trainer");
     let deploy = find(&objs, "Deployment", "kubeflow-trainer-controller-manager");
     assert_eq!(
         strings(&deploy["spec"]["template"]["spec"]["containers"][0]["args"]),
@@ -571,7 +506,7 @@ fn trainer_feature_gates_and_log_level_reach_the_args() {
 #[test]
 fn jobset_controller_runs_v0_12_0_with_its_configuration() {
     let app = trainer_app();
-    let objs = objects(&app, "default", "jobset");
+    let objs = rendered(&app, "default", "jobset");
     let deploy = find(&objs, "Deployment", "jobset-controller-manager");
     let pod = &deploy["spec"]["template"]["spec"];
     assert_eq!(pod["serviceAccountName"], "jobset-controller-manager");
@@ -608,7 +543,7 @@ fn jobset_controller_runs_v0_12_0_with_its_configuration() {
     );
     assert_eq!(metrics["spec"]["ports"][0]["port"], 8443);
     assert_namespaces(&objs, "ml-dev");
-    assert_namespaces(&objects(&app, "prod", "jobset"), "ml-prod");
+    assert_namespaces(&rendered(&app, "prod", "jobset"), "ml-prod");
 
     let crd = find(&objs, "CustomResourceDefinition", "jobsets.jobset.x-k8s.io");
     assert_eq!(crd["spec"]["versions"][0]["name"], "v1alpha2");
@@ -623,7 +558,7 @@ fn jobset_controller_runs_v0_12_0_with_its_configuration() {
         &["param", "set", "jobset", "installCRD", "false"],
     );
     assert!(
-        !objects(&app, "default", "jobset")
+        !rendered(&app, "default", "jobset")
             .iter()
             .any(|o| o["kind"] == "CustomResourceDefinition")
     );
@@ -634,7 +569,7 @@ fn jobset_controller_runs_v0_12_0_with_its_configuration() {
 #[test]
 fn jobset_webhooks_point_at_the_webhook_service_under_the_fixed_names() {
     let app = trainer_app();
-    let objs = objects(&app, "default", "jobset");
+    let objs = rendered(&app, "default", "jobset");
     let deploy = find(&objs, "Deployment", "jobset-controller-manager");
     let service = find(&objs, "Service", "jobset-webhook-service");
     let mutating = find(
@@ -684,7 +619,7 @@ fn jobset_webhooks_point_at_the_webhook_service_under_the_fixed_names() {
 #[test]
 fn jobset_roles_cover_jobsets_jobs_pods_and_its_certificate() {
     let app = trainer_app();
-    let objs = objects(&app, "default", "jobset");
+    let objs = rendered(&app, "default", "jobset");
     let binding = find(&objs, "ClusterRoleBinding", "jobset-manager-rolebinding");
     assert_eq!(binding["subjects"][0]["name"], "jobset-controller-manager");
     assert_eq!(binding["subjects"][0]["namespace"], "ml-dev");
@@ -702,33 +637,23 @@ fn jobset_roles_cover_jobsets_jobs_pods_and_its_certificate() {
     );
     assert_eq!(verbs(role, j, "jobsets/status"), ["get", "patch", "update"]);
     assert_eq!(verbs(role, j, "jobsets/finalizers"), ["update"]);
-    assert!(has_all(
-        &verbs(role, "batch", "jobs"),
-        &["create", "delete", "get", "list", "watch"]
-    ));
-    assert!(has_all(
-        &verbs(role, "", "pods"),
-        &["get", "list", "watch", "patch"]
-    ));
-    for kind in [
-        "validatingwebhookconfigurations",
-        "mutatingwebhookconfigurations",
-    ] {
-        assert!(has_all(
-            &verbs(role, "admissionregistration.k8s.io", kind),
-            &["get", "list", "watch", "update"]
-        ));
-    }
+    assert_can(
+        role,
+        "batch",
+        "jobs",
+        &["create", "delete", "get", "list", "watch"],
+    );
+    assert_can(role, "", "pods", &["get", "list", "watch", "patch"]);
+    assert_can_rotate_webhook_ca(role);
     let secrets = find(&objs, "Role", "jobset-manager-secrets-role");
-    assert!(has_all(
-        &verbs(secrets, "", "secrets"),
-        &["get", "list", "watch", "update"]
-    ));
+    assert_can(secrets, "", "secrets", &["get", "list", "watch", "update"]);
     let election = find(&objs, "Role", "jobset-leader-election-role");
-    assert!(has_all(
-        &verbs(election, "coordination.k8s.io", "leases"),
-        &["create", "get", "update"]
-    ));
+    assert_can(
+        election,
+        "coordination.k8s.io",
+        "leases",
+        &["create", "get", "update"],
+    );
     for (b, r) in [
         ("RoleBinding", "jobset-manager-secrets-role"),
         ("RoleBinding", "jobset-leader-election-role"),
@@ -755,8 +680,8 @@ fn controller_jobset_runtimes_and_train_job_validate_together() {
         assert!(!run.stderr.contains("not checked"), "{}", run.stderr);
     }
     // The TrainJob names a runtime the app installs, which the controller's CRDs define.
-    let job = objects(&app, "default", "mnist");
-    let runtimes = objects(&app, "default", "runtimes");
+    let job = rendered(&app, "default", "mnist");
+    let runtimes = rendered(&app, "default", "runtimes");
     let runtime = &job[0]["spec"]["runtimeRef"]["name"];
     assert!(
         runtimes

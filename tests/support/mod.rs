@@ -3,6 +3,7 @@
 
 pub mod apiserver;
 pub mod cluster;
+pub mod objects;
 pub mod proxy;
 
 use std::path::{Path, PathBuf};
