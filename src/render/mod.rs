@@ -181,6 +181,18 @@ impl RawParams {
     }
 }
 
+/// A params.libsonnet's `global`: an object, or `{}` when it has none.
+fn module_global(global: Option<Value>, file: &str) -> Result<Value, RenderError> {
+    match global {
+        None | Some(Value::Null) => Ok(Value::Object(Map::new())),
+        Some(g @ Value::Object(_)) => Ok(g),
+        Some(_) => Err(RenderError::Params {
+            file: file.to_string(),
+            message: "`global` must be an object".into(),
+        }),
+    }
+}
+
 /// Read a module's params.libsonnet (an absent file is an empty one).
 pub fn read_module_params(
     app: &App,
@@ -205,16 +217,7 @@ pub fn read_module_params(
             message: "must be an object with `global` and `components`".into(),
         });
     };
-    let global = match raw.remove("global") {
-        None | Some(Value::Null) => Value::Object(Map::new()),
-        Some(g @ Value::Object(_)) => g,
-        Some(_) => {
-            return Err(RenderError::Params {
-                file,
-                message: "`global` must be an object".into(),
-            });
-        }
-    };
+    let global = module_global(raw.remove("global"), &file)?;
     let components = match raw.remove("components") {
         Some(Value::Object(c)) => c,
         None | Some(Value::Null) => Map::new(),
@@ -248,14 +251,12 @@ pub fn read_module_params_of(
             "must be an object with `global` and `components`".into(),
         ));
     };
-    let global = match engine
-        .field_json(&raw, "global")
-        .map_err(|e| error(e.message))?
-    {
-        None | Some(Value::Null) => Value::Object(Map::new()),
-        Some(g @ Value::Object(_)) => g,
-        Some(_) => return Err(error("`global` must be an object".into())),
-    };
+    let global = module_global(
+        engine
+            .field_json(&raw, "global")
+            .map_err(|e| error(e.message))?,
+        &file,
+    )?;
     let mut components = Map::new();
     if let Some(local) = local {
         match engine

@@ -83,15 +83,7 @@ pub fn to_names(objects: &[RenderedObject]) -> String {
     out
 }
 
-pub fn write(objects: &[RenderedObject], format: Format) -> String {
-    match format {
-        Format::Yaml => to_yaml_stream(objects),
-        Format::Json => to_json_list(objects),
-        Format::Name => to_names(objects),
-    }
-}
-
-/// [`write`] to `out`: the YAML stream object by object, the others whole.
+/// `objects` in `format`, to `out`: the YAML stream object by object, the others whole.
 pub fn write_to(objects: &[RenderedObject], format: Format, out: &mut dyn Write) -> io::Result<()> {
     match format {
         Format::Yaml => write_yaml_stream(objects, out),
