@@ -99,3 +99,24 @@ millions() {
 ratio() {
   if [ "$1" = "-" ] || [ "$2" = "-" ]; then echo "-"; else echo "scale=2; $1 / $2" | bc; fi
 }
+
+# make_ml_app DIR: an app of ten ML workloads from the built-in kubeflow registry, with
+# env prod (namespace ml-prod) and 4 GPUs per tf-job worker there.
+make_ml_app() {
+  local root=$1
+  "$KF" init "$root" >/dev/null
+  "$KF" --dir "$root" env add prod --namespace ml-prod >/dev/null
+  for p in tf-job pytorch-job mpi-job seldon-serve train-job jupyterhub argo-workflow; do
+    "$KF" --dir "$root" generate "$p" "$p" >/dev/null
+  done
+  "$KF" --dir "$root" generate tf-serving tf-serving --modelBasePath=gs://b/m >/dev/null
+  "$KF" --dir "$root" generate kserve kserve --storageUri=gs://b/m >/dev/null
+  "$KF" --dir "$root" generate tensorboard tensorboard --logDir=gs://b/l >/dev/null
+  "$KF" --dir "$root" param set tf-job workerGpus 4 --env prod
+}
+
+# add_ml_operators DIR: the training-operator and argo packages (about 3 MB of CRDs).
+add_ml_operators() {
+  "$KF" --dir "$1" generate training-operator training-operator >/dev/null
+  "$KF" --dir "$1" generate argo argo >/dev/null
+}

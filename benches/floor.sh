@@ -93,22 +93,6 @@ JSONNET
     "$floor/floor.jsonnet"
 }
 
-make_ml_app() {
-  local root=$1
-  "$KF" init "$root" >/dev/null
-  cd "$root"
-  "$KF" env add prod --namespace ml-prod >/dev/null
-  for p in tf-job pytorch-job mpi-job seldon-serve train-job jupyterhub argo-workflow; do
-    "$KF" generate "$p" "$p" >/dev/null
-  done
-  "$KF" generate tf-serving tf-serving --modelBasePath=gs://b/m >/dev/null
-  "$KF" generate kserve kserve --storageUri=gs://b/m >/dev/null
-  "$KF" generate tensorboard tensorboard --logDir=gs://b/l >/dev/null
-  "$KF" param set tf-job workerGpus 4 --env prod
-  "$KF" generate training-operator training-operator >/dev/null
-  "$KF" generate argo argo >/dev/null
-  cd - >/dev/null
-}
 
 echo "kf: $KF ($("$KF" version 2>/dev/null | head -1)); floor: jrsonnet $JRSONNET_VERSION"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); wall: best of $RUNS"
@@ -146,6 +130,7 @@ else
   echo "| Kubeflow v0.5 scenario | skipped: no corpus at $CORPUS (pass its folder as the first argument) | | | |"
 fi
 make_ml_app "$WORK/ml"
+add_ml_operators "$WORK/ml"
 compare "ML app + training-operator, argo (CRDs), show prod" "$WORK/ml" prod
 make_synthetic_app "$WORK/synthetic" "$N"
 compare "synthetic, $N Deployments, show prod" "$WORK/synthetic" prod

@@ -9,17 +9,9 @@ KF="$PWD/target/release/kf"
 RUNS="${RUNS:-10}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-cd "$work"
-"$KF" init ml >/dev/null
-cd ml
-"$KF" env add prod --namespace ml-prod >/dev/null
-for p in tf-job pytorch-job mpi-job seldon-serve train-job jupyterhub argo-workflow; do
-  "$KF" generate "$p" "$p" >/dev/null
-done
-"$KF" generate tf-serving tf-serving --modelBasePath=gs://b/m >/dev/null
-"$KF" generate kserve kserve --storageUri=gs://b/m >/dev/null
-"$KF" generate tensorboard tensorboard --logDir=gs://b/l >/dev/null
-"$KF" param set tf-job workerGpus 4 --env prod
+. benches/common.sh
+make_ml_app "$work/ml"
+cd "$work/ml"
 mean_ms() {
   local start end
   "$@" >/dev/null # warm-up
@@ -33,7 +25,6 @@ echo "|---|---|"
 echo "| kf show prod, 10 ML components | $(mean_ms "$KF" show prod) |"
 echo "| kf show prod -c tf-job | $(mean_ms "$KF" show prod -c tf-job) |"
 echo "| kf validate prod (offline) | $(mean_ms "$KF" validate prod) |"
-"$KF" generate training-operator training-operator >/dev/null
-"$KF" generate argo argo >/dev/null
+add_ml_operators .
 echo "| kf show prod, plus training-operator and argo (their CRDs) | $(mean_ms "$KF" show prod) |"
 echo "| kf show prod -c tf-job, same app | $(mean_ms "$KF" show prod -c tf-job) |"

@@ -12,15 +12,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-20}
-JRSONNET_VERSION=0.5.0-pre98
 
 cargo build --release --quiet
 KF=$PWD/target/release/kf
-TOOLS=$PWD/target/bench-tools
-if [ ! -x "$TOOLS/bin/jrsonnet" ]; then
-  cargo install --quiet jrsonnet --version "=$JRSONNET_VERSION" --root "$TOOLS"
-fi
-JRSONNET=$TOOLS/bin/jrsonnet
+. benches/common.sh
+install_jrsonnet
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -33,41 +29,6 @@ mean_ms() {
   for _ in $(seq "$RUNS"); do "$@" >/dev/null; done
   end=$(date +%s%N)
   echo "scale=2; ($end - $start) / $RUNS / 1000000" | bc
-}
-
-make_large_app() {
-  local root=$WORK/large
-  "$KF" init "$root" --env prod >/dev/null
-  {
-    echo "{"
-    echo "  global: {},"
-    echo "  components: {"
-    for i in $(seq 1 500); do
-      echo "    \"c$i\": { name: \"c$i\", image: \"registry.example.com/model:$i\", replicas: 1, port: 8500 },"
-    done
-    echo "  },"
-    echo "}"
-  } > "$root/components/params.libsonnet"
-  for i in $(seq 1 500); do
-    cat > "$root/components/c$i.jsonnet" <<JSONNET
-local env = std.extVar("__ksonnet/environments");
-local params = std.extVar("__ksonnet/params").components["c$i"];
-{
-  apiVersion: "apps/v1",
-  kind: "Deployment",
-  metadata: { name: params.name, namespace: env.namespace, labels: { app: params.name } },
-  spec: {
-    replicas: params.replicas,
-    selector: { matchLabels: { app: params.name } },
-    template: {
-      metadata: { labels: { app: params.name } },
-      spec: { containers: [{ name: "main", image: params.image, ports: [{ containerPort: params.port }] }] },
-    },
-  },
-}
-JSONNET
-  done
-  for i in $(seq 1 50); do "$KF" --dir "$root" param set "c$i" replicas 3 --env prod; done
 }
 
 make_small_app() {
@@ -105,7 +66,7 @@ bare_eval() {
     bare.jsonnet)
 }
 
-make_large_app
+make_synthetic_app "$WORK/large" 500
 make_small_app
 make_bare "$WORK/large"
 make_bare "$WORK/small"
