@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Serialize, de::DeserializeOwned};
 use serde_json::{Map, Value};
 
 /// What validation found about one object.
@@ -749,20 +748,20 @@ pub fn strict(schema: &mut Value) {
     }
 }
 
-fn roundtrip<T: DeserializeOwned + Serialize>(obj: &Value) -> Result<(), String> {
-    let what = format!(
-        "{} {}",
-        obj["apiVersion"].as_str().unwrap_or_default(),
-        obj["kind"].as_str().unwrap_or_default()
-    );
-    let typed: T = serde_json::from_value(obj.clone()).map_err(|e| format!("{what}: {e}"))?;
-    let back = serde_json::to_value(&typed).map_err(|e| format!("{what}: {e}"))?;
-    match first_difference(obj, &back, String::new()) {
+/// The round trip for a built-in kind (kf_kinds), or `None` when kf has no type for it:
+/// `Err` names the first field the type dropped or could not read.
+fn check_builtin(api: &str, kind: &str, obj: &Value) -> Option<Result<(), String>> {
+    let what = format!("{api} {kind}");
+    let back = match kf_kinds::round_trip(api, kind, obj)? {
+        Ok(back) => back,
+        Err(e) => return Some(Err(format!("{what}: {e}"))),
+    };
+    Some(match first_difference(obj, &back, String::new()) {
         None => Ok(()),
         Some(path) => Err(format!(
             "{what}: field {path} is unknown to Kubernetes or has the wrong type (the API server would drop or reject it)"
         )),
-    }
+    })
 }
 
 /// The first path where `rendered` has something the typed round trip lost or changed.
@@ -797,60 +796,6 @@ fn first_difference(rendered: &Value, typed: &Value, path: String) -> Option<Str
         (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => None,
         _ => Some(if path.is_empty() { "/".into() } else { path }),
     }
-}
-
-/// The round trip for a built-in kind, or `None` when kf has no type for it.
-fn check_builtin(api: &str, kind: &str, obj: &Value) -> Option<Result<(), String>> {
-    use k8s_openapi::api::{
-        admissionregistration, apps, autoscaling, batch, core, networking, policy, rbac,
-        scheduling, storage,
-    };
-    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions;
-    Some(match (api, kind) {
-        ("v1", "ConfigMap") => roundtrip::<core::v1::ConfigMap>(obj),
-        ("v1", "Secret") => roundtrip::<core::v1::Secret>(obj),
-        ("v1", "Service") => roundtrip::<core::v1::Service>(obj),
-        ("v1", "ServiceAccount") => roundtrip::<core::v1::ServiceAccount>(obj),
-        ("v1", "Namespace") => roundtrip::<core::v1::Namespace>(obj),
-        ("v1", "PersistentVolumeClaim") => roundtrip::<core::v1::PersistentVolumeClaim>(obj),
-        ("v1", "PersistentVolume") => roundtrip::<core::v1::PersistentVolume>(obj),
-        ("v1", "Pod") => roundtrip::<core::v1::Pod>(obj),
-        ("v1", "LimitRange") => roundtrip::<core::v1::LimitRange>(obj),
-        ("v1", "ResourceQuota") => roundtrip::<core::v1::ResourceQuota>(obj),
-        ("apps/v1", "Deployment") => roundtrip::<apps::v1::Deployment>(obj),
-        ("apps/v1", "StatefulSet") => roundtrip::<apps::v1::StatefulSet>(obj),
-        ("apps/v1", "DaemonSet") => roundtrip::<apps::v1::DaemonSet>(obj),
-        ("batch/v1", "Job") => roundtrip::<batch::v1::Job>(obj),
-        ("batch/v1", "CronJob") => roundtrip::<batch::v1::CronJob>(obj),
-        ("rbac.authorization.k8s.io/v1", "Role") => roundtrip::<rbac::v1::Role>(obj),
-        ("rbac.authorization.k8s.io/v1", "RoleBinding") => roundtrip::<rbac::v1::RoleBinding>(obj),
-        ("rbac.authorization.k8s.io/v1", "ClusterRole") => roundtrip::<rbac::v1::ClusterRole>(obj),
-        ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding") => {
-            roundtrip::<rbac::v1::ClusterRoleBinding>(obj)
-        }
-        ("networking.k8s.io/v1", "Ingress") => roundtrip::<networking::v1::Ingress>(obj),
-        ("networking.k8s.io/v1", "NetworkPolicy") => {
-            roundtrip::<networking::v1::NetworkPolicy>(obj)
-        }
-        ("policy/v1", "PodDisruptionBudget") => roundtrip::<policy::v1::PodDisruptionBudget>(obj),
-        ("autoscaling/v2", "HorizontalPodAutoscaler") => {
-            roundtrip::<autoscaling::v2::HorizontalPodAutoscaler>(obj)
-        }
-        ("scheduling.k8s.io/v1", "PriorityClass") => {
-            roundtrip::<scheduling::v1::PriorityClass>(obj)
-        }
-        ("storage.k8s.io/v1", "StorageClass") => roundtrip::<storage::v1::StorageClass>(obj),
-        ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration") => {
-            roundtrip::<admissionregistration::v1::ValidatingWebhookConfiguration>(obj)
-        }
-        ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration") => {
-            roundtrip::<admissionregistration::v1::MutatingWebhookConfiguration>(obj)
-        }
-        ("apiextensions.k8s.io/v1", "CustomResourceDefinition") => {
-            roundtrip::<apiextensions::v1::CustomResourceDefinition>(obj)
-        }
-        _ => return None,
-    })
 }
 
 #[cfg(test)]
