@@ -13,7 +13,8 @@ pub mod watchdog;
 use std::path::{Path, PathBuf};
 
 use jrsonnet_evaluator::trace::{CompactFormat, PathResolver, TraceFormat};
-use jrsonnet_evaluator::{ObjValue, State, Val};
+use jrsonnet_evaluator::val::MemoizedClosureThunk;
+use jrsonnet_evaluator::{ObjValue, State, Thunk, Val};
 use serde_json::{Map, Number, Value};
 
 pub use resolver::KfImportResolver;
@@ -128,6 +129,19 @@ impl Engine {
         self.state
             .import_resolved(resolved)
             .map_err(|e| self.format_error(&e))
+    }
+
+    /// The text an import of `path` parses, read as the import reads it (the sandbox, the
+    /// overlay, no byte-order mark, kf's rewrites) but not parsed: `None` when the import
+    /// would fail, which [`Engine::import_file`] then reports.
+    pub fn import_source(&self, path: &Path) -> Option<String> {
+        let resolved = self.state.resolve_from_default(&path).ok()?;
+        let bytes = self
+            .state
+            .import_resolver()
+            .load_file_contents(&resolved)
+            .ok()?;
+        String::from_utf8(bytes).ok()
     }
 
     pub fn eval_snippet(&self, name: &str, code: &str) -> Result<Val, EvalError> {
@@ -273,12 +287,35 @@ fn val_to_json(val: &Val) -> jrsonnet_evaluator::Result<Value> {
     })
 }
 
-fn number_to_json(n: f64) -> Value {
+/// A Jsonnet number as kf writes it in JSON: an integer when it is one, else a double.
+pub fn number_to_json(n: f64) -> Value {
     if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
         #[allow(clippy::cast_possible_truncation)]
         return Value::Number(Number::from(n as i64));
     }
     Number::from_f64(n).map_or(Value::Null, Value::Number)
+}
+
+/// `entries[key]` as a Jsonnet value, converted the first time it is read (and `null` if
+/// absent): an object of thousands of params entries costs only the ones a render reads.
+pub fn lazy_json_field(entries: &std::rc::Rc<Map<String, Value>>, key: &str) -> Thunk<Val> {
+    struct Entry {
+        entries: std::rc::Rc<Map<String, Value>>,
+        key: String,
+    }
+    // Plain JSON: nothing the cycle collector could reach.
+    impl jrsonnet_gcmodule::Trace for Entry {
+        fn is_type_tracked() -> bool {
+            false
+        }
+    }
+    Thunk::new(MemoizedClosureThunk::new(
+        Entry {
+            entries: entries.clone(),
+            key: key.to_string(),
+        },
+        |e| Ok(e.entries.get(&e.key).map_or(Val::Null, json_to_val)),
+    ))
 }
 
 /// JSON into a Jsonnet value (used for params and environment ext vars).

@@ -136,7 +136,7 @@ fn known_prototype(
     app: &App,
     component: &str,
 ) -> Result<Option<Prototype>, super::ops::ParamError> {
-    let component = app.component(component)?;
+    let component = app.component_by_path(component)?;
     if component.format != ComponentFormat::Jsonnet {
         return Ok(None);
     }

@@ -4,6 +4,7 @@
 pub mod checked;
 pub mod editor;
 pub mod lexer;
+pub mod literal;
 pub mod ops;
 pub mod structure;
 pub mod value;

@@ -219,6 +219,19 @@ fn value_after_edit(
     edited: &str,
     verb: &str,
 ) -> Result<Option<Value>, ParamError> {
+    let mut path: Vec<&str> = match at.root {
+        Root::Components => vec!["components"],
+        Root::Global => vec!["global"],
+        Root::TopLevel => vec![],
+    };
+    path.extend(at.keys.iter().map(String::as_str));
+    // A module's params file in ksonnet's shape, a plain literal, says its value itself:
+    // read the key there instead of evaluating every other component's entry with it.
+    if target.env.is_none()
+        && let Some(found) = super::literal::value_at(edited, &path)
+    {
+        return Ok(found);
+    }
     let real = at.path.canonicalize().map_err(|source| AppError::Read {
         path: at.path.clone(),
         source,
@@ -273,12 +286,6 @@ fn value_after_edit(
             serde_json::json!({ "global": raw.global, "components": raw.components })
         }
     };
-    let mut path: Vec<&str> = match at.root {
-        Root::Components => vec!["components"],
-        Root::Global => vec!["global"],
-        Root::TopLevel => vec![],
-    };
-    path.extend(at.keys.iter().map(String::as_str));
     Ok(path.iter().try_fold(&evaluated, |v, k| v.get(*k)).cloned())
 }
 
@@ -306,18 +313,24 @@ pub fn unset(app: &App, target: &ParamTarget) -> Result<(), ParamError> {
             }
             other => other,
         })?;
-    check_syntax(&at.display, &edited)?;
     // In a module's params the key must be gone (in an env, the module's value shows
-    // through again, as it should).
-    if target.env.is_none()
-        && let Some(v) = value_after_edit(app, target, &at, &edited, "unset")?
-    {
-        return Err(refused(
-            target,
-            &at,
-            "unset",
-            format!("after the edit it would still be {v}"),
-        ));
+    // through again, as it should). As in `set`, a syntax error is told as such only when
+    // the edit does not read back.
+    if target.env.is_none() {
+        let after = value_after_edit(app, target, &at, &edited, "unset");
+        if after.is_err() {
+            check_syntax(&at.display, &edited)?;
+        }
+        if let Some(v) = after? {
+            return Err(refused(
+                target,
+                &at,
+                "unset",
+                format!("after the edit it would still be {v}"),
+            ));
+        }
+    } else {
+        check_syntax(&at.display, &edited)?;
     }
     let mut files = FileSet::new(&app.root);
     files.write(&at.path, edited);

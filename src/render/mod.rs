@@ -204,13 +204,21 @@ pub fn read_module_params(
         return Ok(RawParams::default());
     }
     let file = rel(app, &path);
-    let raw = engine
-        .import_file(&path)
-        .and_then(|v| engine.to_json(&v))
-        .map_err(|e| RenderError::Params {
-            file: file.clone(),
-            message: e.message,
-        })?;
+    // ksonnet's params files are plain literals: read as data, they skip the parse and the
+    // evaluation of every component's entry (most of `show -c` in an app of thousands).
+    let plain = engine
+        .import_source(&path)
+        .and_then(|text| crate::params::literal::value_at(&text, &[]).flatten());
+    let raw = match plain {
+        Some(value) => value,
+        None => engine
+            .import_file(&path)
+            .and_then(|v| engine.to_json(&v))
+            .map_err(|e| RenderError::Params {
+                file: file.clone(),
+                message: e.message,
+            })?,
+    };
     let Value::Object(mut raw) = raw else {
         return Err(RenderError::Params {
             file,
@@ -407,13 +415,13 @@ pub fn render(
         picked
     };
 
-    let env_components = match env_params(app, &env, &engine, &modules)? {
+    let env_components = std::rc::Rc::new(match env_params(app, &env, &engine, &modules)? {
         Value::Object(mut params) => match params.remove("components") {
             Some(Value::Object(components)) => components,
             _ => Map::new(),
         },
         _ => Map::new(),
-    };
+    });
 
     let mut objects = Vec::new();
     let mut errors = Vec::new();
@@ -486,17 +494,20 @@ pub fn render(
 }
 
 /// `{components: …}` as one module's main.jsonnet and components read it: the env params
-/// of the module's components, keyed by their names within the module (converted from
-/// the env params in place, not copied first).
+/// of the module's components, keyed by their names within the module, each entry
+/// converted to Jsonnet only when something reads it (`-c one` of thousands reads one).
 fn module_view<'a>(
-    env_components: &Map<String, Value>,
+    env_components: &std::rc::Rc<Map<String, Value>>,
     module: &Module,
     locals: impl IntoIterator<Item = &'a str>,
 ) -> Val {
     let mut components = jrsonnet_evaluator::ObjValue::builder();
     for local in locals {
-        if let Some(p) = env_components.get(&module.full_name(local)) {
-            components.field(local).value(crate::engine::json_to_val(p));
+        let name = module.full_name(local);
+        if env_components.contains_key(&name) {
+            components
+                .field(local)
+                .thunk(crate::engine::lazy_json_field(env_components, &name));
         }
     }
     let mut view = jrsonnet_evaluator::ObjValue::builder_with_capacity(1);

@@ -1,0 +1,369 @@
+//! Params files that are one plain object literal, read without the Jsonnet engine.
+//!
+//! ksonnet wrote every module's params.libsonnet as a literal: `{ global: {…}, components:
+//! { name: { key: value, … }, … } }`, values strings, numbers, booleans, null, arrays and
+//! objects of them. Such a file has the value its text says, so `param set` can check an
+//! edit of it by reading the edited entry here instead of parsing and evaluating the whole
+//! file (at 5000 components, most of the command's time).
+//!
+//! The reading is sound, not complete: it answers only for text that jrsonnet reads as the
+//! same value, and says "not plain" for anything else — a `local`, an import, a computed
+//! key, `+:` or `::`, a method, a text block or verbatim string, an operator, a duplicate
+//! field (an error in Jsonnet), a number or escape outside JSON's forms, nesting deeper
+//! than [`MAX_DEPTH`]. The caller then evaluates the file with the engine, as before.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+use super::lexer::{Token, TokenKind, tokenize};
+
+/// Deeper nesting is left to the engine, which has its own stack limit.
+const MAX_DEPTH: usize = 128;
+
+/// Jsonnet's keywords: not field names without quotes, and (but `true`, `false` and
+/// `null`) not values.
+const KEYWORDS: &[&str] = &[
+    "assert",
+    "else",
+    "error",
+    "false",
+    "for",
+    "function",
+    "if",
+    "import",
+    "importbin",
+    "importstr",
+    "in",
+    "local",
+    "null",
+    "self",
+    "super",
+    "tailstrict",
+    "then",
+    "true",
+];
+
+/// What a plain params file holds at `path` (field names from the top): `None` when the
+/// file is not a plain literal and must be evaluated; `Some(None)` when it is and the path
+/// is absent (or runs through something that is not an object).
+pub fn value_at(text: &str, path: &[&str]) -> Option<Option<Value>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let tokens = tokenize(text).ok()?;
+    let mut reader = Reader {
+        text,
+        tokens: &tokens,
+        next: 0,
+    };
+    if !reader.at_punct(b'{') {
+        return None;
+    }
+    let found = reader.value(Some(path), 0)?;
+    if reader.next != tokens.len() {
+        return None;
+    }
+    Some(found)
+}
+
+struct Reader<'a> {
+    text: &'a str,
+    tokens: &'a [Token],
+    next: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn peek(&self) -> Option<&'a Token> {
+        self.tokens.get(self.next)
+    }
+
+    fn token_text(&self, t: &Token) -> &'a str {
+        &self.text[t.start..t.end]
+    }
+
+    fn at_punct(&self, c: u8) -> bool {
+        self.peek()
+            .is_some_and(|t| t.kind == TokenKind::Punct && self.text.as_bytes()[t.start] == c)
+    }
+
+    fn eat_punct(&mut self, c: u8) -> bool {
+        let at = self.at_punct(c);
+        if at {
+            self.next += 1;
+        }
+        at
+    }
+
+    /// Read one value. `want` is the rest of the path being looked for (`Some(&[])`: this
+    /// value itself); the result is `None` for text that is not plain, else `Some` of the
+    /// value found on the path, if any. Values off the path are checked, not built.
+    fn value(&mut self, want: Option<&[&str]>, depth: usize) -> Option<Option<Value>> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let build = want.is_some_and(<[&str]>::is_empty);
+        let t = *self.peek()?;
+        let scalar = match t.kind {
+            TokenKind::Punct if self.at_punct(b'{') => return self.object(want, depth),
+            TokenKind::Punct if self.at_punct(b'[') => return self.array(build, depth),
+            TokenKind::Punct if self.at_punct(b'-') => {
+                self.next += 1;
+                let n = *self.peek().filter(|n| n.kind == TokenKind::Number)?;
+                json_number(&format!("-{}", self.token_text(&n)))?
+            }
+            TokenKind::Number => json_number(self.token_text(&t))?,
+            TokenKind::Str => Value::String(quoted_string(self.token_text(&t))?.into_owned()),
+            TokenKind::Ident => match self.token_text(&t) {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                "null" => Value::Null,
+                _ => return None,
+            },
+            TokenKind::Punct => return None,
+        };
+        self.next += 1;
+        // A scalar followed by an operator (`1 + 2`, `"a" % x`) is an expression.
+        if self
+            .peek()
+            .is_some_and(|n| n.kind == TokenKind::Punct && !self.at_any(b",}]"))
+        {
+            return None;
+        }
+        Some(build.then_some(scalar))
+    }
+
+    fn at_any(&self, set: &[u8]) -> bool {
+        set.iter().any(|c| self.at_punct(*c))
+    }
+
+    fn object(&mut self, want: Option<&[&str]>, depth: usize) -> Option<Option<Value>> {
+        self.next += 1; // `{`
+        let build = want.is_some_and(<[&str]>::is_empty);
+        let mut built = Map::new();
+        let mut names: Vec<Cow<'a, str>> = Vec::new();
+        let mut found = None;
+        while !self.eat_punct(b'}') {
+            let name = self.field_name()?;
+            // Exactly `:`: `::`, `:::` hide the field and `+:` merges it.
+            if !self.eat_punct(b':') || self.at_punct(b':') {
+                return None;
+            }
+            let below = match want {
+                Some([first, rest @ ..]) if *first == name.as_ref() => Some(rest),
+                Some([]) => Some(&[][..]),
+                _ => None,
+            };
+            let value = self.value(below, depth + 1)?;
+            if build {
+                built.insert(name.to_string(), value?);
+            } else if below.is_some() {
+                found = value;
+            }
+            names.push(name);
+            if !self.eat_punct(b',') {
+                if !self.eat_punct(b'}') {
+                    return None;
+                }
+                break;
+            }
+        }
+        // A field named twice is an error in Jsonnet (sorting beats hashing 5000 names).
+        names.sort_unstable();
+        if names.windows(2).any(|w| w[0] == w[1]) {
+            return None;
+        }
+        Some(if build {
+            Some(Value::Object(built))
+        } else {
+            found
+        })
+    }
+
+    fn array(&mut self, build: bool, depth: usize) -> Option<Option<Value>> {
+        self.next += 1; // `[`
+        let mut items = Vec::new();
+        let mut count = 0;
+        while !self.eat_punct(b']') {
+            // The engine refuses longer arrays; so does kf's render of them.
+            count += 1;
+            if count > crate::engine::MAX_ARRAY_ITEMS {
+                return None;
+            }
+            let item = self.value(build.then_some(&[][..]), depth + 1)?;
+            if build {
+                items.push(item?);
+            }
+            if !self.eat_punct(b',') {
+                if !self.eat_punct(b']') {
+                    return None;
+                }
+                break;
+            }
+        }
+        Some(build.then_some(Value::Array(items)))
+    }
+
+    /// A field name: an identifier that is not a keyword, or a quoted string.
+    fn field_name(&mut self) -> Option<Cow<'a, str>> {
+        let t = *self.peek()?;
+        let name = match t.kind {
+            TokenKind::Ident => {
+                let name = self.token_text(&t);
+                if KEYWORDS.contains(&name) {
+                    return None;
+                }
+                Cow::Borrowed(name)
+            }
+            TokenKind::Str => quoted_string(self.token_text(&t))?,
+            _ => return None,
+        };
+        self.next += 1;
+        Some(name)
+    }
+}
+
+/// A number written as JSON writes one (`0`, `-12`, `1.5`, `2e3`): Jsonnet reads those as
+/// the same double. Other forms (`01`, `1_000`, `1.`) are left to the engine.
+fn json_number(text: &str) -> Option<Value> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let (mantissa, exponent) = match digits.find(['e', 'E']) {
+        Some(at) => (&digits[..at], Some(&digits[at + 1..])),
+        None => (digits, None),
+    };
+    let (int, frac) = match mantissa.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (mantissa, None),
+    };
+    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let ok = all_digits(int)
+        && (int == "0" || !int.starts_with('0'))
+        && frac.is_none_or(all_digits)
+        && exponent.is_none_or(|e| all_digits(e.strip_prefix(['+', '-']).unwrap_or(e)));
+    if !ok {
+        return None;
+    }
+    // A double, as the engine holds every number, then JSON as the engine writes it.
+    let n: f64 = text.parse().ok().filter(|n: &f64| n.is_finite())?;
+    Some(crate::engine::number_to_json(n))
+}
+
+/// A `"…"` or `'…'` string with JSON's escapes only (`\uXXXX` outside the surrogates);
+/// verbatim strings, text blocks and other escapes are left to the engine.
+fn quoted_string(raw: &str) -> Option<Cow<'_, str>> {
+    let quote = raw.chars().next().filter(|q| *q == '"' || *q == '\'')?;
+    let inner = raw.get(1..raw.len().checked_sub(1)?)?;
+    if !raw.ends_with(quote) || raw.len() < 2 {
+        return None;
+    }
+    if !inner.contains('\\') {
+        return Some(Cow::Borrowed(inner));
+    }
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next()? {
+            '"' => out.push('"'),
+            '\'' => out.push('\''),
+            '\\' => out.push('\\'),
+            '/' => out.push('/'),
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            'b' => out.push('\u{8}'),
+            'f' => out.push('\u{c}'),
+            'u' => {
+                let hex: String = chars.by_ref().take(4).collect();
+                if hex.len() != 4 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return None;
+                }
+                out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
+            }
+            _ => return None,
+        }
+    }
+    Some(Cow::Owned(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const KSONNET: &str = r#"{
+  global: {
+    // User-defined global parameters; accessible to all component and environments, Ex:
+    // replicas: 4,
+  },
+  components: {
+    // Component-level parameters, defined initially from 'ks prototype use ...'
+    "tf-job": { name: 'tf-job', replicas: 2, gpus: -1, ratio: 1.5e3, args: ["a", 'b\n'], on: true, none: null, },
+    web: { image: "nginx:1.27" },
+  },
+}
+"#;
+
+    #[test]
+    fn a_ksonnet_params_file_is_read_along_the_path() {
+        let at = |path: &[&str]| value_at(KSONNET, path).expect("plain");
+        assert_eq!(at(&["components", "tf-job", "replicas"]), Some(json!(2)));
+        assert_eq!(at(&["components", "tf-job", "gpus"]), Some(json!(-1)));
+        // Numbers as the engine writes them: 1.5e3 is the integer 1500.
+        assert_eq!(at(&["components", "tf-job", "ratio"]), Some(json!(1500)));
+        assert_eq!(
+            at(&["components", "tf-job", "args"]),
+            Some(json!(["a", "b\n"]))
+        );
+        assert_eq!(
+            at(&["components", "web"]),
+            Some(json!({"image": "nginx:1.27"}))
+        );
+        assert_eq!(at(&["global"]), Some(json!({})));
+        assert_eq!(at(&["components", "tf-job", "missing"]), None);
+        assert_eq!(at(&["components", "web", "image", "deeper"]), None);
+    }
+
+    #[test]
+    fn anything_but_a_plain_literal_is_left_to_the_engine() {
+        for text in [
+            r#"local x = 1; { components: { a: { n: x } } }"#,
+            r#"{ components: { a: { n: 1 + 1 } } }"#,
+            r#"{ components: { a: { n: -1 * 2 } } }"#,
+            r#"{ components+: { a: { n: 1 } } }"#,
+            r#"{ components:: { a: { n: 1 } } }"#,
+            r#"{ components: { a: { n: 1 }, a: { n: 2 } } }"#,
+            r#"{ components: { ["a"]: { n: 1 } } }"#,
+            r#"{ components: { a: { n: std.extVar("x") } } }"#,
+            r#"{ components: { a: { n: import "x.libsonnet" } } }"#,
+            r#"{ components: { a: { n: |||
+                 text
+               ||| } } }"#,
+            r#"{ components: { a: { n: @"verbatim" } } }"#,
+            r#"{ components: { a: { n: "\q" } } }"#,
+            r#"{ components: { a: { n: 01 } } }"#,
+            r#"{ components: { a: { n: 1e400 } } }"#,
+            r#"{ components: { a: { n: 1_000 } } }"#,
+            r#"{ components: { a: { n: +1 } } }"#,
+            r#"{ components: { a: { f(x): x } } }"#,
+            r#"{ components: { a: { n: [x for x in [1]] } } }"#,
+            r#"{ components: { local: { n: 1 } } }"#,
+            r#"{ components: { a: { n: 1 } } } + { components+: {} }"#,
+            r#"{ components: { a: { n: 1 } }, }, "#,
+            r#"{ components: { a: { n: 1 } "#,
+            r#"{ , }"#,
+            r#"[1, 2]"#,
+        ] {
+            assert_eq!(value_at(text, &["components", "a", "n"]), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn nesting_past_the_limit_is_left_to_the_engine() {
+        let deep = format!("{{ a: {}1{} }}", "[".repeat(500), "]".repeat(500));
+        assert_eq!(value_at(&deep, &["a"]), None);
+        let fine = format!("{{ a: {}1{} }}", "[".repeat(10), "]".repeat(10));
+        assert!(value_at(&fine, &["a"]).is_some());
+    }
+}
