@@ -1,4 +1,4 @@
-//! Module params read as data (kf::params::literal) render and edit exactly as when the
+//! Params read as data (kf::params::literal) render and edit exactly as when the
 //! engine evaluates them: the same app, once with its params.libsonnet as ksonnet wrote it
 //! (a plain literal) and once with a `local` in front that makes kf evaluate it, gives the
 //! same `kf show` and the same `param set` result.
@@ -96,4 +96,57 @@ fn a_duplicate_field_is_still_an_error() {
         read(app.root.join("components/params.libsonnet")).contains("nginx:1.27"),
         "nothing written"
     );
+}
+
+/// The env's params.libsonnet is evaluated with the module params as
+/// `__ksonnet/params`; its entries are read later, by components that see the env params
+/// under the same name. An entry that reads `std.extVar` only when it is evaluated must
+/// still get the module params (kf keeps the env params in an engine of their own).
+#[test]
+fn env_params_read_lazily_still_see_the_module_params() {
+    let app = app_with(PARAMS);
+    write(
+        app.root.join("environments/prod/params.libsonnet"),
+        r#"{
+  components: {
+    web: std.extVar("__ksonnet/params").components.web + { replicas: 9 },
+  },
+}
+"#,
+    );
+    let out = ok(&app.root, &["show", "prod"]);
+    assert!(out.contains("\"replicas\": 9"), "{out}");
+    assert!(out.contains("\"image\": \"nginx:1.27\""), "{out}");
+}
+
+/// An env params entry that fails is reported with its file and line when a component
+/// reads it; a render that does not read it (`-c` of another component) is not stopped.
+#[test]
+fn a_failing_env_params_entry_fails_the_component_that_reads_it() {
+    let app = app_with(PARAMS);
+    write(
+        app.root.join("components/other.jsonnet"),
+        "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other' } }\n",
+    );
+    write(
+        app.root.join("environments/prod/params.libsonnet"),
+        r#"local params = std.extVar("__ksonnet/params");
+params + {
+  components+: {
+    web+: { replicas: error "replicas for prod are not decided yet" },
+  },
+}
+"#,
+    );
+    let err = fails(&app.root, &["show", "prod"]);
+    assert!(
+        err.contains("replicas for prod are not decided yet"),
+        "{err}"
+    );
+    assert!(
+        err.contains("environments/prod/params.libsonnet:4"),
+        "{err}"
+    );
+    let out = ok(&app.root, &["show", "prod", "-c", "other"]);
+    assert!(out.contains("name: other"), "{out}");
 }

@@ -318,6 +318,15 @@ pub fn lazy_json_field(entries: &std::rc::Rc<Map<String, Value>>, key: &str) -> 
     ))
 }
 
+/// Field `key` of `object`, evaluated the first time it is read (`null` if absent). The
+/// object may belong to another engine: its values keep their own engine's ext vars.
+pub fn lazy_field(object: &ObjValue, key: &str) -> Thunk<Val> {
+    Thunk::new(MemoizedClosureThunk::new(
+        (object.clone(), jrsonnet_evaluator::IStr::from(key)),
+        |(object, key)| Ok(object.get(key)?.unwrap_or(Val::Null)),
+    ))
+}
+
 /// JSON into a Jsonnet value (used for params and environment ext vars).
 pub fn json_to_val(value: &Value) -> Val {
     match value {

@@ -312,7 +312,10 @@ pub fn module_params(modules: &[(Module, RawParams)]) -> Value {
             all.insert(module.full_name(&local), params);
         }
     }
-    serde_json::json!({ "components": all })
+    // Not `json!`, which would serialise the map into a copy of itself.
+    let mut out = Map::new();
+    out.insert("components".into(), Value::Object(all));
+    Value::Object(out)
 }
 
 /// Env params: the env's params.libsonnet evaluated over the module params, keyed by
@@ -415,17 +418,12 @@ pub fn render(
         picked
     };
 
-    let env_components = std::rc::Rc::new(match env_params(app, &env, &engine, &modules)? {
-        Value::Object(mut params) => match params.remove("components") {
-            Some(Value::Object(components)) => components,
-            _ => Map::new(),
-        },
-        _ => Map::new(),
-    });
+    // The env's params stay values of the engine that evaluated them (their ext vars are
+    // the module params); the components then get engines of their own.
+    let (view, mut engine) = env_view(app, &env, engine, &modules)?;
 
     let mut objects = Vec::new();
     let mut errors = Vec::new();
-    let mut engine = Some(engine);
     for (module, raw) in &modules {
         let module_selected: Vec<&Component> = selected
             .iter()
@@ -452,10 +450,7 @@ pub fn render(
             .map(String::as_str)
             .chain(members.iter().map(|c| c.local.as_str()))
             .collect();
-        engine.set_ext_val(
-            "__ksonnet/params",
-            module_view(&env_components, module, locals),
-        );
+        engine.set_ext_val("__ksonnet/params", view.of_module(module, locals));
         let components = components::lazy_object(app, &members, &raw.components, &options.tla);
         let result = env_main(app, &env, &engine, components)?;
         for component in module_selected {
@@ -470,10 +465,20 @@ pub fn render(
                     continue;
                 }
             };
-            let patch = (component.format != ComponentFormat::Jsonnet)
-                .then(|| env_components.get(&component.name))
-                .flatten();
-            match to_objects(&component.name, value, patch) {
+            let patch = match component.format {
+                ComponentFormat::Jsonnet => None,
+                _ => match view.entry_json(&component.name) {
+                    Ok(p) => p,
+                    Err(EvalError { message }) => {
+                        errors.push(ComponentError {
+                            component: component.name.clone(),
+                            message: with_file(app, component, message),
+                        });
+                        continue;
+                    }
+                },
+            };
+            match to_objects(&component.name, value, patch.as_ref()) {
                 Ok(mut objs) => objects.append(&mut objs),
                 Err(message) => errors.push(ComponentError {
                     component: component.name.clone(),
@@ -486,6 +491,9 @@ pub fn render(
             std::mem::forget(engine);
         }
     }
+    if options.leak_engines {
+        view.leak();
+    }
     if !errors.is_empty() {
         return Err(RenderError::Components(errors));
     }
@@ -493,26 +501,103 @@ pub fn render(
     Ok(objects)
 }
 
-/// `{components: …}` as one module's main.jsonnet and components read it: the env params
-/// of the module's components, keyed by their names within the module, each entry
-/// converted to Jsonnet only when something reads it (`-c one` of thousands reads one).
-fn module_view<'a>(
-    env_components: &std::rc::Rc<Map<String, Value>>,
-    module: &Module,
-    locals: impl IntoIterator<Item = &'a str>,
-) -> Val {
-    let mut components = jrsonnet_evaluator::ObjValue::builder();
-    for local in locals {
-        let name = module.full_name(local);
-        if env_components.contains_key(&name) {
-            components
-                .field(local)
-                .thunk(crate::engine::lazy_json_field(env_components, &name));
+/// The env params' components, as a render's components read them.
+enum EnvView {
+    /// No env params file: the module params (`global` applied), keyed by full name.
+    Json(std::rc::Rc<Map<String, Value>>),
+    /// The env's params.libsonnet evaluated over the module params: its `components`
+    /// object, whose entries are evaluated only when read, in `engine`.
+    Evaluated(Box<(Engine, jrsonnet_evaluator::ObjValue)>),
+}
+
+/// The env's params as the components will read them, and the engine the components of
+/// the first module may reuse (none when the env params keep it). The module params reach
+/// the env's params.libsonnet as `__ksonnet/params`, each entry converted when read.
+fn env_view(
+    app: &App,
+    env: &Environment,
+    engine: Engine,
+    modules: &[(Module, RawParams)],
+) -> Result<(EnvView, Option<Engine>), RenderError> {
+    let Value::Object(mut module) = module_params(modules) else {
+        unreachable!("module_params builds an object");
+    };
+    let module = match module.remove("components") {
+        Some(Value::Object(components)) => std::rc::Rc::new(components),
+        _ => std::rc::Rc::default(),
+    };
+    let path = app.env_dir(env).join("params.libsonnet");
+    if !path.is_file() {
+        return Ok((EnvView::Json(module), Some(engine)));
+    }
+    let error = |message: String| RenderError::Params {
+        file: rel(app, &path),
+        message,
+    };
+    let mut components = jrsonnet_evaluator::ObjValue::builder_with_capacity(module.len());
+    for name in module.keys() {
+        components
+            .field(name.as_str())
+            .thunk(crate::engine::lazy_json_field(&module, name));
+    }
+    let mut params = jrsonnet_evaluator::ObjValue::builder_with_capacity(1);
+    params
+        .field("components")
+        .value(Val::Obj(components.build()));
+    engine.set_ext_val("__ksonnet/params", Val::Obj(params.build()));
+    let Val::Obj(evaluated) = engine.import_file(&path).map_err(|e| error(e.message))? else {
+        return Err(error("must evaluate to an object with `components`".into()));
+    };
+    let components = match engine
+        .field(&evaluated, "components")
+        .map_err(|e| error(e.message))?
+    {
+        Some(Val::Obj(c)) => c,
+        None | Some(Val::Null) => jrsonnet_evaluator::ObjValue::builder().build(),
+        Some(_) => return Err(error("`components` must be an object".into())),
+    };
+    Ok((EnvView::Evaluated(Box::new((engine, components))), None))
+}
+
+impl EnvView {
+    /// `{components: …}` as one module's main.jsonnet and components read it: the env
+    /// params of the module's components, keyed by their names within the module, each
+    /// entry evaluated or converted only when something reads it (`-c one` of thousands
+    /// reads one).
+    fn of_module<'a>(&self, module: &Module, locals: impl IntoIterator<Item = &'a str>) -> Val {
+        let mut components = jrsonnet_evaluator::ObjValue::builder();
+        for local in locals {
+            let name = module.full_name(local);
+            let entry = match self {
+                EnvView::Json(all) => all
+                    .contains_key(&name)
+                    .then(|| crate::engine::lazy_json_field(all, &name)),
+                EnvView::Evaluated(e) => {
+                    e.1.has_field(name.as_str().into())
+                        .then(|| crate::engine::lazy_field(&e.1, &name))
+                }
+            };
+            if let Some(entry) = entry {
+                components.field(local).thunk(entry);
+            }
+        }
+        let mut view = jrsonnet_evaluator::ObjValue::builder_with_capacity(1);
+        view.field("components").value(Val::Obj(components.build()));
+        Val::Obj(view.build())
+    }
+
+    /// The env params of component `name` (its full name), as JSON.
+    fn entry_json(&self, name: &str) -> Result<Option<Value>, EvalError> {
+        match self {
+            EnvView::Json(all) => Ok(all.get(name).cloned()),
+            EnvView::Evaluated(e) => e.0.field_json(&e.1, name),
         }
     }
-    let mut view = jrsonnet_evaluator::ObjValue::builder_with_capacity(1);
-    view.field("components").value(Val::Obj(components.build()));
-    Val::Obj(view.build())
+
+    /// Keep the env engine's object graph instead of freeing it (the CLI is about to exit).
+    fn leak(self) {
+        std::mem::forget(self);
+    }
 }
 
 /// The env's main.jsonnet over the components document (the document itself without one).
