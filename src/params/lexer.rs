@@ -208,7 +208,21 @@ pub fn string_value(raw: &str) -> Option<String> {
     if raw.starts_with("|||") {
         return None;
     }
-    let inner = raw.get(1..raw.len().checked_sub(1)?)?;
+    quoted_string(raw).map(std::borrow::Cow::into_owned)
+}
+
+/// A `"…"` or `'…'` string's text, with JSON's escapes (and `\'`) decoded: `None` for any
+/// other escape, or a `\u` that is not four hex digits outside the surrogates, which
+/// Jsonnet rejects or kf does not decode.
+pub fn quoted_string(raw: &str) -> Option<std::borrow::Cow<'_, str>> {
+    let quote = raw.chars().next().filter(|q| *q == '"' || *q == '\'')?;
+    if raw.len() < 2 || !raw.ends_with(quote) {
+        return None;
+    }
+    let inner = &raw[1..raw.len() - 1];
+    if !inner.contains('\\') {
+        return Some(std::borrow::Cow::Borrowed(inner));
+    }
     let mut out = String::with_capacity(inner.len());
     let mut chars = inner.chars();
     while let Some(c) = chars.next() {
@@ -217,6 +231,10 @@ pub fn string_value(raw: &str) -> Option<String> {
             continue;
         }
         match chars.next()? {
+            '"' => out.push('"'),
+            '\'' => out.push('\''),
+            '\\' => out.push('\\'),
+            '/' => out.push('/'),
             'n' => out.push('\n'),
             't' => out.push('\t'),
             'r' => out.push('\r'),
@@ -224,10 +242,38 @@ pub fn string_value(raw: &str) -> Option<String> {
             'f' => out.push('\u{c}'),
             'u' => {
                 let hex: String = chars.by_ref().take(4).collect();
+                if hex.len() != 4 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return None;
+                }
                 out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
             }
-            other => out.push(other),
+            _ => return None,
         }
     }
-    Some(out)
+    Some(std::borrow::Cow::Owned(out))
+}
+
+/// Jsonnet's keywords: a field with such a name must be written quoted.
+pub fn is_keyword(word: &str) -> bool {
+    matches!(
+        word,
+        "assert"
+            | "else"
+            | "error"
+            | "false"
+            | "for"
+            | "function"
+            | "if"
+            | "import"
+            | "importbin"
+            | "importstr"
+            | "in"
+            | "local"
+            | "null"
+            | "self"
+            | "super"
+            | "tailstrict"
+            | "then"
+            | "true"
+    )
 }

@@ -16,33 +16,10 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::lexer::{Token, TokenKind, tokenize};
+use super::lexer::{Token, TokenKind, is_keyword, quoted_string, tokenize};
 
 /// Deeper nesting is left to the engine, which has its own stack limit.
 const MAX_DEPTH: usize = 128;
-
-/// Jsonnet's keywords: not field names without quotes, and (but `true`, `false` and
-/// `null`) not values.
-const KEYWORDS: &[&str] = &[
-    "assert",
-    "else",
-    "error",
-    "false",
-    "for",
-    "function",
-    "if",
-    "import",
-    "importbin",
-    "importstr",
-    "in",
-    "local",
-    "null",
-    "self",
-    "super",
-    "tailstrict",
-    "then",
-    "true",
-];
 
 /// What a plain params file holds at `path` (field names from the top): `None` when the
 /// file is not a plain literal and must be evaluated; `Some(None)` when it is and the path
@@ -208,7 +185,7 @@ impl<'a> Reader<'a> {
         let name = match t.kind {
             TokenKind::Ident => {
                 let name = self.token_text(&t);
-                if KEYWORDS.contains(&name) {
+                if is_keyword(name) {
                     return None;
                 }
                 Cow::Borrowed(name)
@@ -244,47 +221,6 @@ fn json_number(text: &str) -> Option<Value> {
     // A double, as the engine holds every number, then JSON as the engine writes it.
     let n: f64 = text.parse().ok().filter(|n: &f64| n.is_finite())?;
     Some(crate::engine::number_to_json(n))
-}
-
-/// A `"…"` or `'…'` string with JSON's escapes only (`\uXXXX` outside the surrogates);
-/// verbatim strings, text blocks and other escapes are left to the engine.
-fn quoted_string(raw: &str) -> Option<Cow<'_, str>> {
-    let quote = raw.chars().next().filter(|q| *q == '"' || *q == '\'')?;
-    let inner = raw.get(1..raw.len().checked_sub(1)?)?;
-    if !raw.ends_with(quote) || raw.len() < 2 {
-        return None;
-    }
-    if !inner.contains('\\') {
-        return Some(Cow::Borrowed(inner));
-    }
-    let mut out = String::with_capacity(inner.len());
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next()? {
-            '"' => out.push('"'),
-            '\'' => out.push('\''),
-            '\\' => out.push('\\'),
-            '/' => out.push('/'),
-            'n' => out.push('\n'),
-            't' => out.push('\t'),
-            'r' => out.push('\r'),
-            'b' => out.push('\u{8}'),
-            'f' => out.push('\u{c}'),
-            'u' => {
-                let hex: String = chars.by_ref().take(4).collect();
-                if hex.len() != 4 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-                    return None;
-                }
-                out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
-            }
-            _ => return None,
-        }
-    }
-    Some(Cow::Owned(out))
 }
 
 #[cfg(test)]
