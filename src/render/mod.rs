@@ -454,8 +454,19 @@ pub fn render(
         let components = components::lazy_object(app, &members, &raw.components, &options.tla);
         let result = env_main(app, &env, &engine, components)?;
         for component in module_selected {
-            let value = match engine.field_json(&result, &component.name) {
-                Ok(Some(v)) => v,
+            // The component's value, and for a YAML/JSON component its env params to patch.
+            let read = || -> Result<Option<(Value, Option<Value>)>, EvalError> {
+                let Some(value) = engine.field_json(&result, &component.name)? else {
+                    return Ok(None);
+                };
+                let patch = match component.format {
+                    ComponentFormat::Jsonnet => None,
+                    _ => view.entry_json(&component.name)?,
+                };
+                Ok(Some((value, patch)))
+            };
+            let (value, patch) = match read() {
+                Ok(Some(read)) => read,
                 Ok(None) => continue,
                 Err(EvalError { message }) => {
                     errors.push(ComponentError {
@@ -464,19 +475,6 @@ pub fn render(
                     });
                     continue;
                 }
-            };
-            let patch = match component.format {
-                ComponentFormat::Jsonnet => None,
-                _ => match view.entry_json(&component.name) {
-                    Ok(p) => p,
-                    Err(EvalError { message }) => {
-                        errors.push(ComponentError {
-                            component: component.name.clone(),
-                            message: with_file(app, component, message),
-                        });
-                        continue;
-                    }
-                },
             };
             match to_objects(&component.name, value, patch.as_ref()) {
                 Ok(mut objs) => objects.append(&mut objs),
