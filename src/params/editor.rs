@@ -4,7 +4,7 @@
 //! kf changes only the text of the one field being set or removed: every other byte of the
 //! file stays as it was, including values that are Jsonnet expressions.
 
-use super::lexer::{LexError, line_of};
+use super::lexer::{LexError, is_keyword, line_of};
 use super::structure::{Document, Field, ObjectLit};
 
 const INDENT: &str = "  ";
@@ -423,30 +423,6 @@ pub fn render_key(key: &str) -> String {
     } else {
         serde_json::to_string(key).unwrap_or_else(|_| format!("\"{key}\""))
     }
-}
-
-fn is_keyword(s: &str) -> bool {
-    matches!(
-        s,
-        "assert"
-            | "else"
-            | "error"
-            | "false"
-            | "for"
-            | "function"
-            | "if"
-            | "import"
-            | "importstr"
-            | "importbin"
-            | "in"
-            | "local"
-            | "null"
-            | "tailstrict"
-            | "then"
-            | "self"
-            | "super"
-            | "true"
-    )
 }
 
 fn separator(inherit: Inherit, nested: bool) -> &'static str {
