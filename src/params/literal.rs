@@ -201,21 +201,9 @@ impl<'a> Reader<'a> {
 /// A number written as JSON writes one (`0`, `-12`, `1.5`, `2e3`): Jsonnet reads those as
 /// the same double. Other forms (`01`, `1_000`, `1.`) are left to the engine.
 fn json_number(text: &str) -> Option<Value> {
-    let digits = text.strip_prefix('-').unwrap_or(text);
-    let (mantissa, exponent) = match digits.find(['e', 'E']) {
-        Some(at) => (&digits[..at], Some(&digits[at + 1..])),
-        None => (digits, None),
-    };
-    let (int, frac) = match mantissa.split_once('.') {
-        Some((i, f)) => (i, Some(f)),
-        None => (mantissa, None),
-    };
-    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    let ok = all_digits(int)
-        && (int == "0" || !int.starts_with('0'))
-        && frac.is_none_or(all_digits)
-        && exponent.is_none_or(|e| all_digits(e.strip_prefix(['+', '-']).unwrap_or(e)));
-    if !ok {
+    // The lexer's number tokens have no sign, and `-` is put in front only for a unary
+    // minus, so `is_number_text`'s `+` never arises here.
+    if !super::value::is_number_text(text) {
         return None;
     }
     // A double, as the engine holds every number, then JSON as the engine writes it.

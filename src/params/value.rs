@@ -223,6 +223,11 @@ pub fn parse_value(input: &str, as_string: bool) -> Result<Value, ValueError> {
     Ok(Value::String(input.to_string()))
 }
 
+/// A number as JSON writes one, or with a leading `+`: [`is_integer`] or [`is_decimal`].
+pub(super) fn is_number_text(s: &str) -> bool {
+    is_integer(s) || is_decimal(s)
+}
+
 /// `0`, `42`, `-7`, `+3`; not `007` (ksonnet kept leading-zero text such as modes as strings).
 fn is_integer(s: &str) -> bool {
     let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
