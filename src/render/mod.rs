@@ -303,19 +303,57 @@ pub fn target_modules(
     Ok(out)
 }
 
-/// Module params of every module, `global` applied, keyed by full component name:
-/// `{components: {name: params}}` — what an env's params.libsonnet sees.
-pub fn module_params(modules: &[(Module, RawParams)]) -> Value {
+/// Module params of every module, `global` applied, keyed by full component name: the
+/// `components` an env's params.libsonnet sees.
+fn module_components(modules: &[(Module, RawParams)]) -> Map<String, Value> {
     let mut all = Map::new();
     for (module, raw) in modules {
         for (local, params) in raw.with_global() {
             all.insert(module.full_name(&local), params);
         }
     }
-    // Not `json!`, which would serialise the map into a copy of itself.
-    let mut out = Map::new();
-    out.insert("components".into(), Value::Object(all));
-    Value::Object(out)
+    all
+}
+
+fn env_params_path(app: &App, env: &Environment) -> PathBuf {
+    app.env_dir(env).join("params.libsonnet")
+}
+
+fn env_params_error(app: &App, env: &Environment, message: String) -> RenderError {
+    RenderError::Params {
+        file: rel(app, &env_params_path(app, env)),
+        message,
+    }
+}
+
+/// The env's params.libsonnet evaluated with `{components: module}` as
+/// `__ksonnet/params`, each entry converted to Jsonnet only when read: `None` when the
+/// env has no such file.
+fn evaluate_env_params(
+    app: &App,
+    env: &Environment,
+    engine: &Engine,
+    module: &std::rc::Rc<Map<String, Value>>,
+) -> Result<Option<Val>, RenderError> {
+    let path = env_params_path(app, env);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let mut components = jrsonnet_evaluator::ObjValue::builder_with_capacity(module.len());
+    for name in module.keys() {
+        components
+            .field(name.as_str())
+            .thunk(crate::engine::lazy_json_field(module, name));
+    }
+    let mut params = jrsonnet_evaluator::ObjValue::builder_with_capacity(1);
+    params
+        .field("components")
+        .value(Val::Obj(components.build()));
+    engine.set_ext_val("__ksonnet/params", Val::Obj(params.build()));
+    engine
+        .import_file(&path)
+        .map(Some)
+        .map_err(|e| env_params_error(app, env, e.message))
 }
 
 /// Env params: the env's params.libsonnet evaluated over the module params, keyed by
@@ -326,19 +364,20 @@ pub fn env_params(
     engine: &Engine,
     modules: &[(Module, RawParams)],
 ) -> Result<Value, RenderError> {
-    let module = module_params(modules);
-    let path = app.env_dir(env).join("params.libsonnet");
-    if !path.is_file() {
-        return Ok(module);
+    let module = std::rc::Rc::new(module_components(modules));
+    match evaluate_env_params(app, env, engine, &module)? {
+        Some(params) => engine
+            .to_json(&params)
+            .map_err(|e| env_params_error(app, env, e.message)),
+        None => {
+            let mut out = Map::new();
+            out.insert(
+                "components".into(),
+                Value::Object(std::rc::Rc::unwrap_or_clone(module)),
+            );
+            Ok(Value::Object(out))
+        }
     }
-    engine.set_ext_json("__ksonnet/params", &module);
-    engine
-        .import_file(&path)
-        .and_then(|v| engine.to_json(&v))
-        .map_err(|e| RenderError::Params {
-            file: rel(app, &path),
-            message: e.message,
-        })
 }
 
 /// An environment whose folder is gone would render silently without its overrides
@@ -517,42 +556,21 @@ fn env_view(
     engine: Engine,
     modules: &[(Module, RawParams)],
 ) -> Result<(EnvView, Option<Engine>), RenderError> {
-    let Value::Object(mut module) = module_params(modules) else {
-        unreachable!("module_params builds an object");
-    };
-    let module = match module.remove("components") {
-        Some(Value::Object(components)) => std::rc::Rc::new(components),
-        _ => std::rc::Rc::default(),
-    };
-    let path = app.env_dir(env).join("params.libsonnet");
-    if !path.is_file() {
+    let module = std::rc::Rc::new(module_components(modules));
+    let Some(evaluated) = evaluate_env_params(app, env, &engine, &module)? else {
         return Ok((EnvView::Json(module), Some(engine)));
-    }
-    let error = |message: String| RenderError::Params {
-        file: rel(app, &path),
-        message,
     };
-    let mut components = jrsonnet_evaluator::ObjValue::builder_with_capacity(module.len());
-    for name in module.keys() {
-        components
-            .field(name.as_str())
-            .thunk(crate::engine::lazy_json_field(&module, name));
-    }
-    let mut params = jrsonnet_evaluator::ObjValue::builder_with_capacity(1);
-    params
-        .field("components")
-        .value(Val::Obj(components.build()));
-    engine.set_ext_val("__ksonnet/params", Val::Obj(params.build()));
-    let Val::Obj(evaluated) = engine.import_file(&path).map_err(|e| error(e.message))? else {
-        return Err(error("must evaluate to an object with `components`".into()));
+    let error = |message: &str| env_params_error(app, env, message.into());
+    let Val::Obj(evaluated) = evaluated else {
+        return Err(error("must evaluate to an object with `components`"));
     };
     let components = match engine
         .field(&evaluated, "components")
-        .map_err(|e| error(e.message))?
+        .map_err(|e| error(&e.message))?
     {
         Some(Val::Obj(c)) => c,
         None | Some(Val::Null) => jrsonnet_evaluator::ObjValue::builder().build(),
-        Some(_) => return Err(error("`components` must be an object".into())),
+        Some(_) => return Err(error("`components` must be an object")),
     };
     Ok((EnvView::Evaluated(Box::new((engine, components))), None))
 }
