@@ -30,6 +30,7 @@ const STACK_BYTES: usize = 1 << 30;
 static ALLOCATOR: kf::engine::memory::CappedAllocator = kf::engine::memory::CappedAllocator;
 
 fn main() {
+    kf::engine::memory::tune_allocator();
     quiet_on_closed_stdout();
     kf::engine::memory::enable_cap();
     let (done, finished) = std::sync::mpsc::channel();
