@@ -7,7 +7,7 @@
 //! prints module params read this way.
 
 use kf::engine::{Engine, EngineOptions};
-use kf::params::literal::value_at;
+use kf::params::literal::{fields_along, value, value_at};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
@@ -122,6 +122,50 @@ const BREAKERS: &[&str] = &[
     "\"\\q\"",
 ];
 
+/// A random params-like file (some with one breaker token) and a path into its value.
+fn printed(
+    root: std::collections::BTreeMap<String, Value>,
+    style: Vec<bool>,
+    breaker: Option<(usize, prop::sample::Index)>,
+    path_pick: &[prop::sample::Index],
+) -> (String, Vec<String>) {
+    let root = Value::Object(root.into_iter().collect());
+    let mut text = String::new();
+    print(&root, &mut style.into_iter().cycle(), &mut text);
+    if let Some((b, at)) = breaker {
+        let mut cut = at.index(text.len() + 1);
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.insert_str(cut, &format!(" {} ", BREAKERS[b]));
+    }
+    // A path into the value as printed (the breaker may move it; then it is absent).
+    let mut path: Vec<String> = Vec::new();
+    let mut here = &root;
+    for pick in path_pick {
+        let Value::Object(m) = here else { break };
+        if m.is_empty() {
+            break;
+        }
+        let (k, v) = m.iter().nth(pick.index(m.len())).unwrap();
+        path.push(k.clone());
+        here = v;
+    }
+    (text, path)
+}
+
+/// What jrsonnet makes of `text`: a file the reader called plain must evaluate.
+fn evaluated(text: &str) -> Value {
+    let engine = engine();
+    match engine
+        .eval_snippet("params.libsonnet", text)
+        .and_then(|v| engine.to_json(&v))
+    {
+        Ok(v) => v,
+        Err(e) => panic!("read as plain, but jrsonnet fails:\n{text}\n{}", e.message),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
 
@@ -132,38 +176,10 @@ proptest! {
         breaker in prop::option::of((0usize..BREAKERS.len(), any::<prop::sample::Index>())),
         path_pick in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
     ) {
-        let root = Value::Object(root.into_iter().collect());
-        let mut text = String::new();
-        print(&root, &mut style.into_iter().cycle(), &mut text);
-        if let Some((b, at)) = breaker {
-            let mut cut = at.index(text.len() + 1);
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            text.insert_str(cut, &format!(" {} ", BREAKERS[b]));
-        }
-        // A path into the value as printed (the breaker may move it; then it is absent).
-        let mut path: Vec<String> = Vec::new();
-        let mut here = &root;
-        for pick in &path_pick {
-            let Value::Object(m) = here else { break };
-            if m.is_empty() {
-                break;
-            }
-            let (k, v) = m.iter().nth(pick.index(m.len())).unwrap();
-            path.push(k.clone());
-            here = v;
-        }
+        let (text, path) = printed(root, style, breaker, &path_pick);
         let keys: Vec<&str> = path.iter().map(String::as_str).collect();
         if let Some(found) = value_at(&text, &keys) {
-            let engine = engine();
-            let evaluated = engine
-                .eval_snippet("params.libsonnet", &text)
-                .and_then(|v| engine.to_json(&v));
-            let evaluated = match evaluated {
-                Ok(v) => v,
-                Err(e) => panic!("read as plain, but jrsonnet fails:\n{text}\n{}", e.message),
-            };
+            let evaluated = evaluated(&text);
             let at = keys.iter().try_fold(&evaluated, |v, k| v.get(*k));
             match (found, at) {
                 (None, None) => {}
@@ -171,6 +187,55 @@ proptest! {
                 (Some(f), Some(e)) => prop_assert_eq!(&f, e, "{}\n{:?}", text, keys),
                 (f, e) => prop_assert!(false, "{text}\n{keys:?}: read {f:?}, jrsonnet {e:?}"),
             }
+        }
+    }
+
+    /// `kf show` reads a module's params entries from the ranges `fields_along` gives:
+    /// at each level, the fields are exactly the object's, and each range reads as
+    /// exactly the value jrsonnet gives the field.
+    #[test]
+    fn the_fields_along_a_path_read_as_jsonnet_evaluates_them(
+        root in prop::collection::btree_map("[a-z]{1,3}", json(), 1..4),
+        style in prop::collection::vec(any::<bool>(), 64),
+        breaker in prop::option::of((0usize..BREAKERS.len(), any::<prop::sample::Index>())),
+        path_pick in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
+    ) {
+        let (text, path) = printed(root, style, breaker, &path_pick);
+        let keys: Vec<&str> = path.iter().map(String::as_str).collect();
+        if let Some(levels) = fields_along(&text, &keys) {
+            let evaluated = evaluated(&text);
+            let mut here = Some(&evaluated);
+            for (i, fields) in levels.iter().enumerate() {
+                let Some(Value::Object(object)) = here else {
+                    return Err(TestCaseError::fail(format!(
+                        "{text}\n{keys:?}: level {i} is not an object"
+                    )));
+                };
+                let names: Vec<&str> = fields.iter().map(|(n, _)| n.as_str()).collect();
+                let mut expected: Vec<&str> = object.keys().map(String::as_str).collect();
+                let mut sorted = names.clone();
+                sorted.sort_unstable();
+                expected.sort_unstable();
+                prop_assert_eq!(sorted, expected, "{}\n{:?} level {}", text, keys, i);
+                for (name, range) in fields {
+                    let read = value(&text[range.clone()]);
+                    prop_assert_eq!(read.as_ref(), object.get(name), "{}\n{}", text, name);
+                }
+                here = keys.get(i).and_then(|k| object.get(*k));
+            }
+            // Every object on the path has its level; the path stops at anything else.
+            let mut expected_levels = 1;
+            let mut v = &evaluated;
+            for k in &keys {
+                match v.get(*k) {
+                    Some(next @ Value::Object(_)) => {
+                        expected_levels += 1;
+                        v = next;
+                    }
+                    _ => break,
+                }
+            }
+            prop_assert_eq!(levels.len(), expected_levels, "{}\n{:?}", text, keys);
         }
     }
 }

@@ -13,6 +13,7 @@
 //! than [`MAX_DEPTH`]. The caller then evaluates the file with the engine, as before.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use serde_json::{Map, Value};
 
@@ -27,28 +28,85 @@ const MAX_DEPTH: usize = 128;
 pub fn value_at(text: &str, path: &[&str]) -> Option<Option<Value>> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let tokens = tokenize(text).ok()?;
-    let mut reader = Reader {
-        text,
-        tokens: &tokens,
-        next: 0,
-    };
+    let mut reader = Reader::new(text, &tokens, &[]);
     if !reader.at_punct(b'{') {
         return None;
     }
-    let found = reader.value(Some(path), 0)?;
+    let found = reader.value(Some(path), 0, None)?;
     if reader.next != tokens.len() {
         return None;
     }
     Some(found)
 }
 
+/// An object's fields as [`fields_along`] gives them: each name, and the byte range of its
+/// value in the text.
+pub type Fields = Vec<(String, Range<usize>)>;
+
+/// The fields of each object along `path` in a plain params file, sorted by name, with the
+/// byte range in `text` of each field's value, which [`value`] reads: entry 0 is the top object's
+/// fields, entry `i` those of the object at `path[..i]`, as far as the path leads through
+/// objects. The whole file is checked as [`value_at`] checks it and nothing is built:
+/// what a render of one component out of thousands needs, to read only that one's entry.
+/// `None` when the file is not a plain literal.
+pub fn fields_along(text: &str, path: &[&str]) -> Option<Vec<Fields>> {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let offset = text.len() - body.len();
+    let tokens = tokenize(body).ok()?;
+    let mut reader = Reader::new(body, &tokens, path);
+    if !reader.at_punct(b'{') {
+        return None;
+    }
+    reader.value(None, 0, Some(0))?;
+    if reader.next != tokens.len() {
+        return None;
+    }
+    Some(
+        reader
+            .fields
+            .into_iter()
+            .map(|level| {
+                level
+                    .into_iter()
+                    .map(|(name, r)| (name.into_owned(), r.start + offset..r.end + offset))
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
+/// One plain value (an object, array, string, number, `true`, `false` or `null`, as
+/// [`value_at`] reads them), or `None` when `text` is anything else.
+pub fn value(text: &str) -> Option<Value> {
+    let tokens = tokenize(text).ok()?;
+    let mut reader = Reader::new(text, &tokens, &[]);
+    let found = reader.value(Some(&[]), 0, None)?;
+    if reader.next != tokens.len() {
+        return None;
+    }
+    found
+}
+
 struct Reader<'a> {
     text: &'a str,
     tokens: &'a [Token],
     next: usize,
+    /// [`fields_along`]'s path, and the fields found on it, one level per object.
+    along: &'a [&'a str],
+    fields: Vec<Vec<(Cow<'a, str>, Range<usize>)>>,
 }
 
 impl<'a> Reader<'a> {
+    fn new(text: &'a str, tokens: &'a [Token], along: &'a [&'a str]) -> Self {
+        Reader {
+            text,
+            tokens,
+            next: 0,
+            along,
+            fields: Vec::new(),
+        }
+    }
+
     fn peek(&self) -> Option<&'a Token> {
         self.tokens.get(self.next)
     }
@@ -73,14 +131,20 @@ impl<'a> Reader<'a> {
     /// Read one value. `want` is the rest of the path being looked for (`Some(&[])`: this
     /// value itself); the result is `None` for text that is not plain, else `Some` of the
     /// value found on the path, if any. Values off the path are checked, not built.
-    fn value(&mut self, want: Option<&[&str]>, depth: usize) -> Option<Option<Value>> {
+    /// `level`: this value's place on [`fields_along`]'s path, if it is on it.
+    fn value(
+        &mut self,
+        want: Option<&[&str]>,
+        depth: usize,
+        level: Option<usize>,
+    ) -> Option<Option<Value>> {
         if depth > MAX_DEPTH {
             return None;
         }
         let build = want.is_some_and(<[&str]>::is_empty);
         let t = *self.peek()?;
         let scalar = match t.kind {
-            TokenKind::Punct if self.at_punct(b'{') => return self.object(want, depth),
+            TokenKind::Punct if self.at_punct(b'{') => return self.object(want, depth, level),
             TokenKind::Punct if self.at_punct(b'[') => return self.array(build, depth),
             TokenKind::Punct if self.at_punct(b'-') => {
                 self.next += 1;
@@ -112,8 +176,20 @@ impl<'a> Reader<'a> {
         set.iter().any(|c| self.at_punct(*c))
     }
 
-    fn object(&mut self, want: Option<&[&str]>, depth: usize) -> Option<Option<Value>> {
+    fn object(
+        &mut self,
+        want: Option<&[&str]>,
+        depth: usize,
+        level: Option<usize>,
+    ) -> Option<Option<Value>> {
         self.next += 1; // `{`
+        if let Some(level) = level {
+            // A second object at the same place is a duplicate field: not plain.
+            if self.fields.len() != level {
+                return None;
+            }
+            self.fields.push(Vec::new());
+        }
         let build = want.is_some_and(<[&str]>::is_empty);
         let mut built = Map::new();
         let mut names: Vec<Cow<'a, str>> = Vec::new();
@@ -129,13 +205,21 @@ impl<'a> Reader<'a> {
                 Some([]) => Some(&[][..]),
                 _ => None,
             };
-            let value = self.value(below, depth + 1)?;
+            let on_path = level.filter(|l| self.along.get(*l) == Some(&name.as_ref()));
+            let start = self.peek()?.start;
+            let value = self.value(below, depth + 1, on_path.map(|l| l + 1))?;
             if build {
                 built.insert(name.to_string(), value?);
             } else if below.is_some() {
                 found = value;
             }
-            names.push(name);
+            match level {
+                Some(level) => {
+                    let end = self.tokens[self.next - 1].end;
+                    self.fields[level].push((name, start..end));
+                }
+                None => names.push(name),
+            }
             if !self.eat_punct(b',') {
                 if !self.eat_punct(b'}') {
                     return None;
@@ -144,8 +228,19 @@ impl<'a> Reader<'a> {
             }
         }
         // A field named twice is an error in Jsonnet (sorting beats hashing 5000 names).
-        names.sort_unstable();
-        if names.windows(2).any(|w| w[0] == w[1]) {
+        // The fields along `fields_along`'s path are sorted where they are kept.
+        let twice = match level {
+            Some(level) => {
+                let fields = &mut self.fields[level];
+                fields.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                fields.windows(2).any(|w| w[0].0 == w[1].0)
+            }
+            None => {
+                names.sort_unstable();
+                names.windows(2).any(|w| w[0] == w[1])
+            }
+        };
+        if twice {
             return None;
         }
         Some(if build {
@@ -165,7 +260,7 @@ impl<'a> Reader<'a> {
             if count > crate::engine::MAX_ARRAY_ITEMS {
                 return None;
             }
-            let item = self.value(build.then_some(&[][..]), depth + 1)?;
+            let item = self.value(build.then_some(&[][..]), depth + 1, None)?;
             if build {
                 items.push(item?);
             }
@@ -289,5 +384,50 @@ mod tests {
         assert_eq!(value_at(&deep, &["a"]), None);
         let fine = format!("{{ a: {}1{} }}", "[".repeat(10), "]".repeat(10));
         assert!(value_at(&fine, &["a"]).is_some());
+    }
+
+    #[test]
+    fn fields_along_a_path_give_ranges_that_read_as_the_values() {
+        let levels = fields_along(KSONNET, &["components"]).expect("plain");
+        assert_eq!(levels.len(), 2);
+        let names = |l: &[(String, Range<usize>)]| -> Vec<String> {
+            l.iter().map(|(n, _)| n.clone()).collect()
+        };
+        assert_eq!(names(&levels[0]), ["components", "global"]);
+        assert_eq!(names(&levels[1]), ["tf-job", "web"]);
+        let read = |r: &Range<usize>| value(&KSONNET[r.clone()]);
+        assert_eq!(read(&levels[0][1].1), Some(json!({})));
+        assert_eq!(read(&levels[1][1].1), Some(json!({"image": "nginx:1.27"})));
+        assert_eq!(
+            read(&levels[1][0].1),
+            value_at(KSONNET, &["components", "tf-job"]).flatten()
+        );
+        // A path that leaves the objects stops the levels there.
+        assert_eq!(fields_along(KSONNET, &["absent", "x"]).unwrap().len(), 1);
+        assert_eq!(
+            fields_along(KSONNET, &["components", "web", "image"])
+                .unwrap()
+                .len(),
+            3
+        );
+        // Ranges count the byte-order mark.
+        let bom = format!("\u{feff}{KSONNET}");
+        let levels = fields_along(&bom, &[]).expect("plain");
+        assert_eq!(value(&bom[levels[0][1].1.clone()]), Some(json!({})));
+    }
+
+    #[test]
+    fn fields_along_refuse_what_value_at_refuses() {
+        for text in [
+            r#"{ components: { a: 1 }, components: { b: 2 } }"#,
+            r#"{ components: { a: 1 + 1 } }"#,
+            r#"local x = 1; { components: {} }"#,
+        ] {
+            assert_eq!(fields_along(text, &["components"]), None, "{text}");
+        }
+        assert_eq!(value("-1.5"), Some(json!(-1.5)));
+        assert_eq!(value("[1, {a: 'b'}]"), Some(json!([1, {"a": "b"}])));
+        assert_eq!(value("1 + 1"), None);
+        assert_eq!(value("x"), None);
     }
 }
