@@ -69,6 +69,8 @@ pub struct Engine {
     state: State,
     context: stdlib::BoundedStdlib,
     display_root: PathBuf,
+    /// The resolver's overlay, for [`Engine::read_as_written`].
+    overlay: std::rc::Rc<Vec<(PathBuf, String)>>,
     _stack_guard: jrsonnet_evaluator::stack::StackDepthLimitOverrideGuard,
 }
 
@@ -76,6 +78,7 @@ impl Engine {
     pub fn new(options: EngineOptions) -> Engine {
         let resolver = PathResolver::Relative(options.display_root.clone());
         let context = stdlib::BoundedStdlib::new(resolver);
+        let overlay = std::rc::Rc::new(options.overlay);
         let mut builder = State::builder();
         builder
             .import_resolver(KfImportResolver::new(
@@ -84,7 +87,7 @@ impl Engine {
                 &options.sandbox,
                 options.display_root.clone(),
                 options.rewrite,
-                options.overlay,
+                overlay.clone(),
             ))
             .context_initializer(context.clone());
         let state = builder.build();
@@ -93,6 +96,7 @@ impl Engine {
             state,
             context,
             display_root: options.display_root,
+            overlay,
             _stack_guard: guard,
         }
     }
@@ -131,16 +135,14 @@ impl Engine {
             .map_err(|e| self.format_error(&e))
     }
 
-    /// The text an import of `path` parses, read as the import reads it (the sandbox, the
-    /// overlay, no byte-order mark, kf's rewrites) but not parsed: `None` when the import
-    /// would fail, which [`Engine::import_file`] then reports.
-    pub fn import_source(&self, path: &Path) -> Option<String> {
+    /// The text of the file an import of `path` reads, as written: through the sandbox
+    /// and the overlay, without a byte-order mark, but neither checked for nesting nor
+    /// rewritten as ksonnet evaluated it. For a reader that accepts only text those leave
+    /// unchanged (a plain literal: see params/literal.rs); `None` when the import would
+    /// fail, which [`Engine::import_file`] then reports.
+    pub fn read_as_written(&self, path: &Path) -> Option<String> {
         let resolved = self.state.resolve_from_default(&path).ok()?;
-        let bytes = self
-            .state
-            .import_resolver()
-            .load_file_contents(&resolved)
-            .ok()?;
+        let bytes = resolver::read_as_written(&self.overlay, &resolved).ok()?;
         String::from_utf8(bytes).ok()
     }
 
@@ -316,6 +318,21 @@ pub fn lazy_json_field(entries: &std::rc::Rc<Map<String, Value>>, key: &str) -> 
         },
         |e| Ok(e.entries.get(&e.key).map_or(Val::Null, json_to_val)),
     ))
+}
+
+/// The JSON `build` gives, as a Jsonnet value, built the first time it is read (`null`
+/// for `None`). `build` must hold only plain data: the cycle collector does not see it.
+pub fn lazy_json(build: impl Fn() -> Option<Value> + 'static) -> Thunk<Val> {
+    struct Build(Box<dyn Fn() -> Option<Value>>);
+    // Plain JSON behind a closure: nothing the cycle collector could reach.
+    impl jrsonnet_gcmodule::Trace for Build {
+        fn is_type_tracked() -> bool {
+            false
+        }
+    }
+    Thunk::new(MemoizedClosureThunk::new(Build(Box::new(build)), |b| {
+        Ok((b.0)().map_or(Val::Null, |v| json_to_val(&v)))
+    }))
 }
 
 /// Field `key` of `object`, evaluated the first time it is read (`null` if absent). The

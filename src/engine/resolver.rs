@@ -22,7 +22,7 @@ pub struct KfImportResolver {
     allowed: Vec<PathBuf>,
     display_root: PathBuf,
     rewrite: Option<super::SourceRewrite>,
-    overlay: Vec<(PathBuf, String)>,
+    overlay: std::rc::Rc<Vec<(PathBuf, String)>>,
 }
 
 impl KfImportResolver {
@@ -32,7 +32,7 @@ impl KfImportResolver {
         allowed: &[PathBuf],
         display_root: PathBuf,
         rewrite: Option<super::SourceRewrite>,
-        overlay: Vec<(PathBuf, String)>,
+        overlay: std::rc::Rc<Vec<(PathBuf, String)>>,
     ) -> Self {
         KfImportResolver {
             overlay,
@@ -145,12 +145,7 @@ impl ImportResolver for KfImportResolver {
         let Some(path) = resolved.path() else {
             bail!(ImportIsADirectory(resolved.clone()))
         };
-        let bytes = match self.overlay.iter().find(|(p, _)| p == path) {
-            Some((_, text)) => without_bom(text.as_bytes().to_vec()),
-            None => fs::read(path)
-                .map(without_bom)
-                .map_err(|_| ResolvedFileNotFound(resolved.clone()))?,
-        };
+        let bytes = read_as_written(&self.overlay, resolved)?;
         // Parsing recurses per nesting level: refuse what would overflow the stack.
         if let Err(message) = super::limits::check_nesting(&bytes) {
             let shown = path
@@ -176,6 +171,20 @@ impl ImportResolver for KfImportResolver {
         }
         Ok(bytes)
     }
+}
+
+/// The bytes of a resolved file as its import reads them before kf's checks and rewrites:
+/// from the overlay if it holds the path, else from disk, without a byte-order mark.
+pub fn read_as_written(overlay: &[(PathBuf, String)], resolved: &SourcePath) -> Result<Vec<u8>> {
+    let Some(path) = resolved.path() else {
+        bail!(ImportIsADirectory(resolved.clone()))
+    };
+    Ok(match overlay.iter().find(|(p, _)| p == path) {
+        Some((_, text)) => without_bom(text.as_bytes().to_vec()),
+        None => fs::read(path)
+            .map(without_bom)
+            .map_err(|_| ResolvedFileNotFound(resolved.clone()))?,
+    })
 }
 
 /// Editors on Windows save UTF-8 with a byte-order mark, which Jsonnet's lexer rejects.

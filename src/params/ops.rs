@@ -283,7 +283,7 @@ fn value_after_edit(
                     app::error_summary(&e.to_string())
                 ))
             })?;
-            serde_json::json!({ "global": raw.global, "components": raw.components })
+            serde_json::json!({ "global": raw.global, "components": raw.components.to_map() })
         }
     };
     Ok(path.iter().try_fold(&evaluated, |v, k| v.get(*k)).cloned())
@@ -402,7 +402,7 @@ fn evaluated(app: &App, env: Option<&str>) -> Result<Value, ParamError> {
     let mut all = serde_json::Map::new();
     for module in app.modules()? {
         let raw = render::read_module_params(app, &engine, &module)?;
-        for (local, params) in raw.components {
+        for (local, params) in raw.components.to_map() {
             all.insert(module.full_name(&local), params);
         }
     }

@@ -3,7 +3,7 @@
 use jrsonnet_evaluator::error::ErrorKind::RuntimeError;
 use jrsonnet_evaluator::{IStr, ObjValue, Thunk, Val, val::ThunkValue, with_state};
 use jrsonnet_gcmodule::Trace;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::app::{App, Component, ComponentFormat};
 use crate::engine::{TlaValue, json_to_val};
@@ -12,11 +12,12 @@ use crate::engine::{TlaValue, json_to_val};
 struct ComponentThunk {
     #[trace(skip)]
     path: std::path::PathBuf,
+    /// The app's root, to show the path relative to it in an error.
     #[trace(skip)]
-    display: String,
+    root: std::rc::Rc<std::path::Path>,
     #[trace(skip)]
     format: ComponentFormat,
-    /// Module params of this component (YAML/JSON components are merge-patched with them).
+    /// Module params of a YAML/JSON component, which is merge-patched with them.
     #[trace(skip)]
     params: Option<Value>,
     #[trace(skip)]
@@ -57,10 +58,14 @@ impl ThunkValue for ComponentThunk {
                 // too: a components/x.yaml symlinked to ~/.kube/config is refused.
                 let resolved = with_state(|s| s.resolve_from_default(&self.path.as_path()))?;
                 let real = resolved.path().unwrap_or(&self.path).to_path_buf();
+                let display = || {
+                    let shown = self.path.strip_prefix(&self.root).unwrap_or(&self.path);
+                    shown.display().to_string()
+                };
                 let text = std::fs::read_to_string(&real)
-                    .map_err(|e| RuntimeError(format!("{}: {e}", self.display).into()))?;
+                    .map_err(|e| RuntimeError(format!("{}: {e}", display()).into()))?;
                 let mut value = parse_component_file(&text, self.format)
-                    .map_err(|e| RuntimeError(format!("{}: {e}", self.display).into()))?;
+                    .map_err(|e| RuntimeError(format!("{}: {e}", display()).into()))?;
                 if let Some(p) = &self.params {
                     super::merge_patch(&mut value, p);
                 }
@@ -90,17 +95,22 @@ fn first_line(s: &str) -> String {
 
 pub fn lazy_object(
     app: &App,
-    components: &[Component],
-    raw_params: &Map<String, Value>,
+    components: &[&Component],
+    raw_params: &super::Entries,
     tla: &[(String, TlaValue)],
 ) -> Val {
+    let root: std::rc::Rc<std::path::Path> = std::rc::Rc::from(app.root.as_path());
     let mut builder = ObjValue::builder_with_capacity(components.len());
     for c in components {
         let thunk = ComponentThunk {
             path: c.path.clone(),
-            display: super::rel(app, &c.path),
+            root: root.clone(),
             format: c.format,
-            params: raw_params.get(&c.local).cloned(),
+            // A Jsonnet component reads its params itself, through `__ksonnet/params`.
+            params: match c.format {
+                ComponentFormat::Jsonnet => None,
+                ComponentFormat::Yaml | ComponentFormat::Json => raw_params.get(&c.local),
+            },
             tla: tla.to_vec(),
         };
         builder.field(c.name.as_str()).thunk(Thunk::new(thunk));

@@ -14,6 +14,7 @@
 //! Laziness is what makes `-c` cheap: a component nobody selects is never evaluated.
 
 mod components;
+mod entries;
 pub mod ksonnet_compat;
 mod order;
 pub mod output;
@@ -27,6 +28,7 @@ use crate::engine::{Engine, EngineOptions, EvalError, TlaValue};
 use jrsonnet_evaluator::Val;
 
 pub use components::parse_component_file;
+pub use entries::{Entries, ModuleParams, RawParams};
 pub use order::sort_objects;
 
 pub const COMPONENT_LABEL: &str = "ksonnet.io/component";
@@ -155,32 +157,6 @@ pub fn new_engine(app: &App, env: &Environment, options: &RenderOptions) -> Engi
     engine
 }
 
-/// One module's params.libsonnet as written: `global` and `components`, before `global`
-/// is applied.
-#[derive(Debug, Clone, Default)]
-pub struct RawParams {
-    pub global: Value,
-    /// Keyed by the component's name within the module.
-    pub components: Map<String, Value>,
-}
-
-impl RawParams {
-    /// Each component's params with `global` merge-patched in (global wins).
-    pub fn with_global(&self) -> Map<String, Value> {
-        let mut out = Map::new();
-        for (name, params) in &self.components {
-            let mut params = params.clone();
-            if let Value::Object(g) = &self.global
-                && !g.is_empty()
-            {
-                merge_patch(&mut params, &self.global);
-            }
-            out.insert(name.clone(), params);
-        }
-        out
-    }
-}
-
 /// A params.libsonnet's `global`: an object, or `{}` when it has none.
 fn module_global(global: Option<Value>, file: &str) -> Result<Value, RenderError> {
     match global {
@@ -205,20 +181,20 @@ pub fn read_module_params(
     }
     let file = rel(app, &path);
     // ksonnet's params files are plain literals: read as data, they skip the parse and the
-    // evaluation of every component's entry (most of `show -c` in an app of thousands).
-    let plain = engine
-        .import_source(&path)
-        .and_then(|text| crate::params::literal::value_at(&text, &[]).flatten());
-    let raw = match plain {
-        Some(value) => value,
-        None => engine
-            .import_file(&path)
-            .and_then(|v| engine.to_json(&v))
-            .map_err(|e| RenderError::Params {
-                file: file.clone(),
-                message: e.message,
-            })?,
-    };
+    // evaluation of every component's entry, and each entry is built only when read (most
+    // of `show -c` in an app of thousands).
+    if let Some(text) = engine.read_as_written(&path)
+        && let Some(levels) = crate::params::literal::fields_along(&text, &["components"])
+    {
+        return plain_module_params(text, levels, &file);
+    }
+    let raw = engine
+        .import_file(&path)
+        .and_then(|v| engine.to_json(&v))
+        .map_err(|e| RenderError::Params {
+            file: file.clone(),
+            message: e.message,
+        })?;
     let Value::Object(mut raw) = raw else {
         return Err(RenderError::Params {
             file,
@@ -229,11 +205,43 @@ pub fn read_module_params(
     let components = match raw.remove("components") {
         Some(Value::Object(c)) => c,
         None | Some(Value::Null) => Map::new(),
-        Some(_) => {
-            return Err(RenderError::Params {
-                file,
-                message: "`components` must be an object".into(),
-            });
+        Some(_) => return Err(components_not_an_object(file)),
+    };
+    Ok(RawParams {
+        global,
+        components: components.into(),
+    })
+}
+
+fn components_not_an_object(file: String) -> RenderError {
+    RenderError::Params {
+        file,
+        message: "`components` must be an object".into(),
+    }
+}
+
+/// A plain params file's [`RawParams`] from its fields along `components`
+/// ([`crate::params::literal::fields_along`]): `global` built, the entries left as text.
+fn plain_module_params(
+    text: String,
+    mut levels: Vec<crate::params::literal::Fields>,
+    file: &str,
+) -> Result<RawParams, RenderError> {
+    let read = |name: &str| {
+        levels[0]
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, r)| crate::params::literal::value(&text[r.clone()]).unwrap_or_default())
+    };
+    let global = module_global(read("global"), file)?;
+    let components = if levels.len() > 1 {
+        // `components` is an object: its entries stay text.
+        let fields = levels.pop().unwrap_or_default();
+        Entries::in_text(std::rc::Rc::from(text), fields)
+    } else {
+        match read("components") {
+            None | Some(Value::Null) => Entries::default(),
+            Some(_) => return Err(components_not_an_object(file.to_string())),
         }
     };
     Ok(RawParams { global, components })
@@ -283,7 +291,10 @@ pub fn read_module_params_of(
             Some(_) => return Err(error("`components` must be an object".into())),
         }
     }
-    Ok(RawParams { global, components })
+    Ok(RawParams {
+        global,
+        components: components.into(),
+    })
 }
 
 /// The modules an environment renders (its `targets`, else all), each with its raw params.
@@ -326,24 +337,25 @@ fn env_params_error(app: &App, env: &Environment, message: String) -> RenderErro
     }
 }
 
-/// The env's params.libsonnet evaluated with `{components: module}` as
-/// `__ksonnet/params`, each entry converted to Jsonnet only when read: `None` when the
-/// env has no such file.
+/// The env's params.libsonnet evaluated with the module params as `__ksonnet/params`
+/// (`{components: …}`, each entry built and converted to Jsonnet only when read): `None`
+/// when the env has no such file.
 fn evaluate_env_params(
     app: &App,
     env: &Environment,
     engine: &Engine,
-    module: &std::rc::Rc<Map<String, Value>>,
+    modules: &ModuleParams,
 ) -> Result<Option<Val>, RenderError> {
     let path = env_params_path(app, env);
     if !path.is_file() {
         return Ok(None);
     }
-    let mut components = jrsonnet_evaluator::ObjValue::builder_with_capacity(module.len());
-    for name in module.keys() {
+    let names = entries::full_names(modules);
+    let mut components = jrsonnet_evaluator::ObjValue::builder_with_capacity(names.len());
+    for name in &names {
         components
             .field(name.as_str())
-            .thunk(crate::engine::lazy_json_field(module, name));
+            .thunk(module_entry(modules, name));
     }
     let mut params = jrsonnet_evaluator::ObjValue::builder_with_capacity(1);
     params
@@ -356,16 +368,23 @@ fn evaluate_env_params(
         .map_err(|e| env_params_error(app, env, e.message))
 }
 
+/// The module params of full name `name` as a Jsonnet value, built when first read.
+fn module_entry(modules: &ModuleParams, name: &str) -> jrsonnet_evaluator::Thunk<Val> {
+    let modules = modules.clone();
+    let name = name.to_string();
+    crate::engine::lazy_json(move || entries::entry(&modules, &name))
+}
+
 /// Env params: the env's params.libsonnet evaluated over the module params, keyed by
 /// full component name.
 pub fn env_params(
     app: &App,
     env: &Environment,
     engine: &Engine,
-    modules: &[(Module, RawParams)],
+    modules: Vec<(Module, RawParams)>,
 ) -> Result<Value, RenderError> {
-    let module = std::rc::Rc::new(module_components(modules));
-    match evaluate_env_params(app, env, engine, &module)? {
+    let modules: ModuleParams = std::rc::Rc::new(modules);
+    match evaluate_env_params(app, env, engine, &modules)? {
         Some(params) => engine
             .to_json(&params)
             .map_err(|e| env_params_error(app, env, e.message)),
@@ -373,7 +392,7 @@ pub fn env_params(
             let mut out = Map::new();
             out.insert(
                 "components".into(),
-                Value::Object(std::rc::Rc::unwrap_or_clone(module)),
+                Value::Object(module_components(&modules)),
             );
             Ok(Value::Object(out))
         }
@@ -412,7 +431,7 @@ pub fn effective_params(
     check_env_folder(app, env)?;
     let engine = new_engine(app, env, options);
     let modules = target_modules(app, env, &engine)?;
-    env_params(app, env, &engine, &modules)
+    env_params(app, env, &engine, modules)
 }
 
 pub fn rel(app: &App, path: &std::path::Path) -> String {
@@ -434,7 +453,7 @@ pub fn render(
         env.namespace = ns.clone();
     }
     let engine = new_engine(app, &env, options);
-    let modules = target_modules(app, &env, &engine)?;
+    let modules: ModuleParams = std::rc::Rc::new(target_modules(app, &env, &engine)?);
     let all = app.components()?;
     let in_targets = |c: &Component| modules.iter().any(|(m, _)| m.name == c.module);
     let selected: Vec<Component> = if options.components.is_empty() {
@@ -463,7 +482,7 @@ pub fn render(
 
     let mut objects = Vec::new();
     let mut errors = Vec::new();
-    for (module, raw) in &modules {
+    for (module, raw) in modules.iter() {
         let module_selected: Vec<&Component> = selected
             .iter()
             .filter(|c| c.module == module.name)
@@ -471,11 +490,7 @@ pub fn render(
         if module_selected.is_empty() {
             continue;
         }
-        let members: Vec<Component> = all
-            .iter()
-            .filter(|c| c.module == module.name)
-            .cloned()
-            .collect();
+        let members: Vec<&Component> = all.iter().filter(|c| c.module == module.name).collect();
         // main.jsonnet and the components read `__ksonnet/params` for their own module
         // only, and Jsonnet caches imports: each further module gets a fresh engine.
         let engine = engine
@@ -485,8 +500,7 @@ pub fn render(
         // apps keep shared blocks (`"t2t-job"`) that other components read.
         let locals: std::collections::BTreeSet<&str> = raw
             .components
-            .keys()
-            .map(String::as_str)
+            .names()
             .chain(members.iter().map(|c| c.local.as_str()))
             .collect();
         engine.set_ext_val("__ksonnet/params", view.of_module(module, locals));
@@ -540,8 +554,8 @@ pub fn render(
 
 /// The env params' components, as a render's components read them.
 enum EnvView {
-    /// No env params file: the module params (`global` applied), keyed by full name.
-    Json(std::rc::Rc<Map<String, Value>>),
+    /// No env params file: the module params (`global` applied).
+    Module(ModuleParams),
     /// The env's params.libsonnet evaluated over the module params: its `components`
     /// object, whose entries are evaluated only when read, in `engine`.
     Evaluated(Box<(Engine, jrsonnet_evaluator::ObjValue)>),
@@ -554,11 +568,10 @@ fn env_view(
     app: &App,
     env: &Environment,
     engine: Engine,
-    modules: &[(Module, RawParams)],
+    modules: &ModuleParams,
 ) -> Result<(EnvView, Option<Engine>), RenderError> {
-    let module = std::rc::Rc::new(module_components(modules));
-    let Some(evaluated) = evaluate_env_params(app, env, &engine, &module)? else {
-        return Ok((EnvView::Json(module), Some(engine)));
+    let Some(evaluated) = evaluate_env_params(app, env, &engine, modules)? else {
+        return Ok((EnvView::Module(modules.clone()), Some(engine)));
     };
     let error = |message: &str| env_params_error(app, env, message.into());
     let Val::Obj(evaluated) = evaluated else {
@@ -585,9 +598,9 @@ impl EnvView {
         for local in locals {
             let name = module.full_name(local);
             let entry = match self {
-                EnvView::Json(all) => all
-                    .contains_key(&name)
-                    .then(|| crate::engine::lazy_json_field(all, &name)),
+                EnvView::Module(modules) => entries::owner(modules, &name)
+                    .is_some()
+                    .then(|| module_entry(modules, &name)),
                 EnvView::Evaluated(e) => {
                     e.1.has_field(name.as_str().into())
                         .then(|| crate::engine::lazy_field(&e.1, &name))
@@ -605,7 +618,7 @@ impl EnvView {
     /// The env params of component `name` (its full name), as JSON.
     fn entry_json(&self, name: &str) -> Result<Option<Value>, EvalError> {
         match self {
-            EnvView::Json(all) => Ok(all.get(name).cloned()),
+            EnvView::Module(modules) => Ok(entries::entry(modules, name)),
             EnvView::Evaluated(e) => e.0.field_json(&e.1, name),
         }
     }
