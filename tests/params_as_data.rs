@@ -150,3 +150,89 @@ params + {
     let out = ok(&app.root, &["show", "prod", "-c", "other"]);
     assert!(out.contains("name: other"), "{out}");
 }
+
+/// Entries are built only when read (kf::render's module params): with `global`, a YAML
+/// component patched by its entry, a block only other components read, and a nested
+/// module with params of its own, every render — whole or `-c` one component — and
+/// `param list` are the same whether the files are read as data or evaluated.
+#[test]
+fn entries_read_when_needed_render_as_evaluated_ones_do() {
+    const ROOT: &str = r#"{
+  global: { team: "ml", },
+  components: {
+    shared: { registry: "gcr.io/acme" },
+    web: { name: "web", team: "web-team", replicas: 2 },
+    cm: { data: { b: "2" } },
+  },
+}
+"#;
+    const NESTED: &str = r#"{
+  global: {},
+  components: { job: { name: "train", gpus: 4 } },
+}
+"#;
+    const WEB: &str = r#"local p = std.extVar("__ksonnet/params").components;
+{
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name: p.web.name },
+  data: { team: p.web.team, replicas: std.toString(p.web.replicas), image: p.shared.registry + "/web" },
+}
+"#;
+    const JOB: &str = r#"local p = std.extVar("__ksonnet/params").components.job;
+{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: p.name }, data: { gpus: std.toString(p.gpus) } }
+"#;
+    const CM: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: \"1\"\n";
+    let make = |prefix: &str| {
+        let app = new_app();
+        write(app.root.join("components/web.jsonnet"), WEB);
+        write(app.root.join("components/cm.yaml"), CM);
+        write(
+            app.root.join("components/params.libsonnet"),
+            &format!("{prefix}{ROOT}"),
+        );
+        write(app.root.join("components/ml/job.jsonnet"), JOB);
+        write(
+            app.root.join("components/ml/params.libsonnet"),
+            &format!("{prefix}{NESTED}"),
+        );
+        app
+    };
+    let plain = make("");
+    let evaluated = make("local unused = 0;\n");
+    let mut runs: Vec<Vec<&str>> = vec![vec!["show", "default"], vec!["show", "prod"]];
+    for c in ["web", "cm", "ml.job"] {
+        runs.push(vec!["show", "prod", "-c", c]);
+    }
+    runs.push(vec!["param", "list", "-o", "json"]);
+    runs.push(vec!["param", "list", "--env", "prod", "-o", "json"]);
+    for args in &runs {
+        assert_eq!(ok(&plain.root, args), ok(&evaluated.root, args), "{args:?}");
+    }
+    let web = ok(&plain.root, &["show", "prod", "-c", "web"]);
+    // global wins over the entry's own key; the shared block is read by web.
+    assert!(web.contains("team: ml"), "{web}");
+    assert!(web.contains("image: gcr.io/acme/web"), "{web}");
+    let cm = ok(&plain.root, &["show", "prod", "-c", "cm"]);
+    assert!(cm.contains("a: '1'") || cm.contains("a: \"1\""), "{cm}");
+    assert!(cm.contains("b: '2'") || cm.contains("b: \"2\""), "{cm}");
+    let job = ok(&plain.root, &["show", "prod", "-c", "ml.job"]);
+    assert!(
+        job.contains("gpus: '4'") || job.contains("gpus: \"4\""),
+        "{job}"
+    );
+}
+
+/// A `components` that is not an object is the same error read as data or evaluated.
+#[test]
+fn components_that_is_not_an_object_is_an_error_either_way() {
+    for prefix in ["", "local unused = 0;\n"] {
+        let app = app_with(&format!("{prefix}{{ global: {{}}, components: [1] }}"));
+        let err = fails(&app.root, &["show", "default"]);
+        assert!(
+            err.contains("components/params.libsonnet")
+                && err.contains("`components` must be an object"),
+            "{prefix}: {err}"
+        );
+    }
+}
