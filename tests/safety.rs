@@ -762,6 +762,27 @@ fn deep_nesting_fails_with_a_message_never_a_crash() {
         err.contains("component 'deep'") && err.contains("components/deep.jsonnet: line 1: nested"),
         "{err}"
     );
+    // The same in a params file: param set refuses it before editing, naming file and
+    // line, and writes nothing.
+    let params = app.root.join("components/params.libsonnet");
+    let saved = read(&params);
+    let deep = saved.replacen(
+        "global: {",
+        &format!(
+            "deep: {}{},\n  global: {{",
+            "[".repeat(30000),
+            "]".repeat(30000)
+        ),
+        1,
+    );
+    write(&params, &deep);
+    let err = fails(&app.root, &["param", "set", "ns", "name", "x"]);
+    assert!(
+        err.contains("components/params.libsonnet:") && err.contains("nested more than"),
+        "{err}"
+    );
+    assert_eq!(read(&params), deep);
+    write(&params, &saved);
 }
 
 #[test]

@@ -35,17 +35,21 @@ pub fn enable_cap() {
 // in the v2 and v3 sources libmimalloc-sys 0.1.49 carries), which the crate does not name.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// Make mimalloc give freed memory back to the system at once instead of after its
-/// default delay (1 s in the v3 it builds):
-/// a render frees and allocates in bursts, and with the delay its peak was 2.5 MiB
-/// higher (46 vs 43.5 MiB on the Kubeflow app; glibc's malloc: 41.7), at the same
-/// instruction count. mimalloc reads this option each time it purges, so setting it at
-/// the start of `main` is in time (the `MIMALLOC_*` variables are read before `main`;
-/// this overrides theirs).
+/// How long mimalloc keeps freed memory before giving it back to the system. Its default
+/// in the v3 it builds is 1 s, longer than most kf commands live: a render frees and
+/// allocates in bursts, and with 1 s its peak on the Kubeflow app was 45.7 MiB, with 10 ms
+/// 42.3 (glibc's malloc: 41.3). At 0 each free is a `madvise` and the next use of the
+/// page faults again: `param set` on 5000 components took 5–8 ms longer.
+/// docs/benchmarks.md, "mimalloc", has the figures.
+const PURGE_DELAY_MS: std::ffi::c_long = 10;
+
+/// Set mimalloc's purge delay ([`PURGE_DELAY_MS`]). mimalloc reads it each time it
+/// purges, so the start of `main` is in time; the `MIMALLOC_*` variables are read before
+/// `main`, and this overrides theirs.
 pub fn tune_allocator() {
     // SAFETY: mi_option_set only stores the value, 15 is a valid option of the linked
     // mimalloc, and no other thread exists yet.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
 }
 
 pub struct CappedAllocator;

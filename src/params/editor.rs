@@ -63,11 +63,11 @@ struct Splice {
 }
 
 impl<'a> ParamsFile<'a> {
+    /// No nesting check of the whole text here: the structure is found without recursion
+    /// (brackets are paired on a stack, which refuses kf's bracket limit), and what reads
+    /// the edited file after it is depth-limited itself (params/literal.rs) or checks
+    /// nesting before parsing (the engine).
     pub fn parse(name: &'a str, text: &'a str) -> Result<ParamsFile<'a>, EditError> {
-        crate::engine::limits::check_nesting(text.as_bytes()).map_err(|what| EditError::Shape {
-            file: name.to_string(),
-            what,
-        })?;
         let doc = Document::parse(text).map_err(|error| EditError::Syntax {
             file: name.to_string(),
             error,

@@ -143,20 +143,24 @@ impl<'a> Reader<'a> {
         }
         let build = want.is_some_and(<[&str]>::is_empty);
         let t = *self.peek()?;
+        // Off the path a scalar is only checked: no string or number is built.
         let scalar = match t.kind {
             TokenKind::Punct if self.at_punct(b'{') => return self.object(want, depth, level),
             TokenKind::Punct if self.at_punct(b'[') => return self.array(build, depth),
             TokenKind::Punct if self.at_punct(b'-') => {
                 self.next += 1;
                 let n = *self.peek().filter(|n| n.kind == TokenKind::Number)?;
-                json_number(&format!("-{}", self.token_text(&n)))?
+                json_number(&format!("-{}", self.token_text(&n)), build)?
             }
-            TokenKind::Number => json_number(self.token_text(&t))?,
-            TokenKind::Str => Value::String(quoted_string(self.token_text(&t))?.into_owned()),
+            TokenKind::Number => json_number(self.token_text(&t), build)?,
+            TokenKind::Str => {
+                let s = quoted_string(self.token_text(&t))?;
+                build.then(|| Value::String(s.into_owned()))
+            }
             TokenKind::Ident => match self.token_text(&t) {
-                "true" => Value::Bool(true),
-                "false" => Value::Bool(false),
-                "null" => Value::Null,
+                "true" => Some(Value::Bool(true)),
+                "false" => Some(Value::Bool(false)),
+                "null" => Some(Value::Null),
                 _ => return None,
             },
             TokenKind::Punct => return None,
@@ -169,7 +173,7 @@ impl<'a> Reader<'a> {
         {
             return None;
         }
-        Some(build.then_some(scalar))
+        Some(scalar.filter(|_| build))
     }
 
     fn at_any(&self, set: &[u8]) -> bool {
@@ -295,7 +299,8 @@ impl<'a> Reader<'a> {
 
 /// A number written as JSON writes one (`0`, `-12`, `1.5`, `2e3`): Jsonnet reads those as
 /// the same double. Other forms (`01`, `1_000`, `1.`) are left to the engine.
-fn json_number(text: &str) -> Option<Value> {
+/// `Some(None)` when the number is valid but `build` is false.
+fn json_number(text: &str, build: bool) -> Option<Option<Value>> {
     // The lexer's number tokens have no sign, and `-` is put in front only for a unary
     // minus, so `is_number_text`'s `+` never arises here.
     if !super::value::is_number_text(text) {
@@ -303,7 +308,7 @@ fn json_number(text: &str) -> Option<Value> {
     }
     // A double, as the engine holds every number, then JSON as the engine writes it.
     let n: f64 = text.parse().ok().filter(|n: &f64| n.is_finite())?;
-    Some(crate::engine::number_to_json(n))
+    Some(build.then(|| crate::engine::number_to_json(n)))
 }
 
 #[cfg(test)]

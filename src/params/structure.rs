@@ -2,6 +2,7 @@
 //! replace exactly one field's text and leave every other byte of the file alone.
 
 use super::lexer::{LexError, Token, TokenKind, line_of, string_value, tokenize};
+use crate::engine::limits::MAX_NESTING;
 
 #[derive(Debug, Clone)]
 pub struct Field {
@@ -45,7 +46,19 @@ impl<'a> Document<'a> {
             }
             let c = text.as_bytes()[t.start];
             match c {
-                b'{' | b'[' | b'(' => stack.push((i, c)),
+                b'{' | b'[' | b'(' => {
+                    stack.push((i, c));
+                    // Nothing here recurses, but the file is evaluated after an edit, and
+                    // the engine refuses this much nesting: say so before editing.
+                    if stack.len() > MAX_NESTING {
+                        return Err(LexError {
+                            line: line_of(text, t.start),
+                            message: format!(
+                                "brackets nested more than {MAX_NESTING} levels deep, more than kf parses; flatten it or split it into files"
+                            ),
+                        });
+                    }
+                }
                 b'}' | b']' | b')' => {
                     let want = match c {
                         b'}' => b'{',
