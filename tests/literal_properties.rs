@@ -154,6 +154,17 @@ fn printed(
     (text, path)
 }
 
+/// [`printed`] of random values, styles, breakers and paths.
+fn case() -> impl Strategy<Value = (String, Vec<String>)> {
+    (
+        prop::collection::btree_map("[a-z]{1,3}", json(), 1..4),
+        prop::collection::vec(any::<bool>(), 64),
+        prop::option::of((0usize..BREAKERS.len(), any::<prop::sample::Index>())),
+        prop::collection::vec(any::<prop::sample::Index>(), 0..4),
+    )
+        .prop_map(|(root, style, breaker, path_pick)| printed(root, style, breaker, &path_pick))
+}
+
 /// What jrsonnet makes of `text`: a file the reader called plain must evaluate.
 fn evaluated(text: &str) -> Value {
     let engine = engine();
@@ -171,12 +182,8 @@ proptest! {
 
     #[test]
     fn a_value_the_literal_reader_gives_is_the_one_jsonnet_evaluates(
-        root in prop::collection::btree_map("[a-z]{1,3}", json(), 1..4),
-        style in prop::collection::vec(any::<bool>(), 64),
-        breaker in prop::option::of((0usize..BREAKERS.len(), any::<prop::sample::Index>())),
-        path_pick in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
+        (text, path) in case(),
     ) {
-        let (text, path) = printed(root, style, breaker, &path_pick);
         let keys: Vec<&str> = path.iter().map(String::as_str).collect();
         if let Some(found) = value_at(&text, &keys) {
             let evaluated = evaluated(&text);
@@ -195,12 +202,8 @@ proptest! {
     /// exactly the value jrsonnet gives the field.
     #[test]
     fn the_fields_along_a_path_read_as_jsonnet_evaluates_them(
-        root in prop::collection::btree_map("[a-z]{1,3}", json(), 1..4),
-        style in prop::collection::vec(any::<bool>(), 64),
-        breaker in prop::option::of((0usize..BREAKERS.len(), any::<prop::sample::Index>())),
-        path_pick in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
+        (text, path) in case(),
     ) {
-        let (text, path) = printed(root, style, breaker, &path_pick);
         let keys: Vec<&str> = path.iter().map(String::as_str).collect();
         if let Some(levels) = fields_along(&text, &keys) {
             let evaluated = evaluated(&text);
