@@ -782,6 +782,20 @@ fn deep_nesting_fails_with_a_message_never_a_crash() {
         "{err}"
     );
     assert_eq!(read(&params), deep);
+    // Deep `local` chains, which the bracket count does not see: refused before the
+    // syntax check's parser recurses, with the file and line.
+    let locals = saved.replacen(
+        "global: {",
+        &format!("deep: {}1,\n  global: {{", "local a = 1; ".repeat(30000)),
+        1,
+    );
+    write(&params, &locals);
+    let err = fails(&app.root, &["param", "set", "ns", "name", "x"]);
+    assert!(
+        err.contains("components/params.libsonnet") && err.contains("levels deep"),
+        "{err}"
+    );
+    assert_eq!(read(&params), locals);
     write(&params, &saved);
 }
 

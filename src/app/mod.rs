@@ -329,12 +329,14 @@ impl App {
             module_components(&module, &mut out)?;
         }
         // Unstable is faster on thousands; the module breaks ties as the listing order
-        // did (the root module first, then by name).
+        // did (the root module first, then by name), and the path those it leaves
+        // (`x.yaml` and `x.yml`), which the listing's order left to the file system.
         out.sort_unstable_by(|a, b| {
-            (a.name.as_str(), a.format, a.module.as_str()).cmp(&(
+            (a.name.as_str(), a.format, a.module.as_str(), &a.path).cmp(&(
                 b.name.as_str(),
                 b.format,
                 b.module.as_str(),
+                &b.path,
             ))
         });
         Ok(out)

@@ -28,9 +28,16 @@ pub enum ComponentWriteError {
     Registry(#[from] crate::registry::RegistryError),
 }
 
-/// Syntax-check Jsonnet that kf is about to write.
+/// Syntax-check Jsonnet that kf is about to write. The parser recurses once per nesting
+/// level (`local` and `if` chains as well as brackets): deeper text is refused first.
 pub fn check_syntax(file: &str, code: &str) -> Result<(), ComponentWriteError> {
     let code = crate::params::split_bom(code).1;
+    crate::engine::limits::check_nesting(code.as_bytes()).map_err(|message| {
+        ComponentWriteError::BrokenEdit {
+            file: file.to_string(),
+            message,
+        }
+    })?;
     let source = jrsonnet_ir::Source::new_virtual(file.into(), code.into());
     jrsonnet_ir_parser::parse(code, &jrsonnet_ir_parser::ParserSettings { source })
         .map(|_| ())
