@@ -298,28 +298,6 @@ pub fn number_to_json(n: f64) -> Value {
     Number::from_f64(n).map_or(Value::Null, Value::Number)
 }
 
-/// `entries[key]` as a Jsonnet value, converted the first time it is read (and `null` if
-/// absent): an object of thousands of params entries costs only the ones a render reads.
-pub fn lazy_json_field(entries: &std::rc::Rc<Map<String, Value>>, key: &str) -> Thunk<Val> {
-    struct Entry {
-        entries: std::rc::Rc<Map<String, Value>>,
-        key: String,
-    }
-    // Plain JSON: nothing the cycle collector could reach.
-    impl jrsonnet_gcmodule::Trace for Entry {
-        fn is_type_tracked() -> bool {
-            false
-        }
-    }
-    Thunk::new(MemoizedClosureThunk::new(
-        Entry {
-            entries: entries.clone(),
-            key: key.to_string(),
-        },
-        |e| Ok(e.entries.get(&e.key).map_or(Val::Null, json_to_val)),
-    ))
-}
-
 /// The JSON `build` gives, as a Jsonnet value, built the first time it is read (`null`
 /// for `None`). `build` must hold only plain data: the cycle collector does not see it.
 pub fn lazy_json(build: impl Fn() -> Option<Value> + 'static) -> Thunk<Val> {

@@ -112,14 +112,6 @@ impl RawParams {
         }
         Some(params)
     }
-
-    /// Each component's params with `global` merge-patched in.
-    pub fn with_global(&self) -> Map<String, Value> {
-        self.components
-            .names()
-            .filter_map(|n| Some((n.to_string(), self.entry(n)?)))
-            .collect()
-    }
 }
 
 /// The modules a render reads params from, with their params: what the env's

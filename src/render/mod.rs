@@ -317,13 +317,10 @@ pub fn target_modules(
 /// Module params of every module, `global` applied, keyed by full component name: the
 /// `components` an env's params.libsonnet sees.
 fn module_components(modules: &[(Module, RawParams)]) -> Map<String, Value> {
-    let mut all = Map::new();
-    for (module, raw) in modules {
-        for (local, params) in raw.with_global() {
-            all.insert(module.full_name(&local), params);
-        }
-    }
-    all
+    entries::full_names(modules)
+        .into_iter()
+        .filter_map(|name| Some((name.clone(), entries::entry(modules, &name)?)))
+        .collect()
 }
 
 fn env_params_path(app: &App, env: &Environment) -> PathBuf {
