@@ -38,6 +38,42 @@ fn next_of(b: &[u8], i: usize, end: u8) -> usize {
     memchr::memchr2(end, b'\n', &b[i.min(b.len())..]).map_or(b.len(), |k| i + k)
 }
 
+/// What [`max_nesting`] does with a byte outside strings and comments.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// Space, tab, carriage return, form feed: nothing.
+    Blank,
+    Newline,
+    /// Anything else that is no bracket and starts no word, string or comment.
+    Other,
+    Open,
+    Close,
+    /// A letter or `_`: an identifier or keyword starts.
+    Word,
+    /// `/`, `#`, `|`, `"`, `'`: maybe a comment, text block or string.
+    Special,
+}
+
+/// [`Class`] of every byte, so that the common bytes take one table look-up.
+const CLASSES: [Class; 256] = {
+    let mut t = [Class::Other; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = match b {
+            b' ' | b'\t' | b'\r' | 0x0C => Class::Blank,
+            b'\n' => Class::Newline,
+            b'(' | b'[' | b'{' => Class::Open,
+            b')' | b']' | b'}' => Class::Close,
+            b'/' | b'#' | b'|' | b'"' | b'\'' => Class::Special,
+            _ if b.is_ascii_alphabetic() || b == b'_' => Class::Word,
+            _ => Class::Other,
+        };
+        c += 1;
+    }
+    t
+};
+
 /// The deepest nesting and the line where it is reached, skipping strings and comments.
 /// An expression `local`/`if`/`function`/`assert` nests until its enclosing bracket
 /// closes; an object's `local` (after `{` or `,`) is a field and does not.
@@ -50,84 +86,33 @@ fn max_nesting(b: &[u8]) -> (usize, usize) {
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
-        match c {
-            b'\n' => line += 1,
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k);
-                continue;
-            }
-            b'#' => {
-                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k);
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                loop {
-                    i = next_of(b, i, b'*');
-                    match b.get(i) {
-                        None => break,
-                        Some(b'\n') => line += 1,
-                        Some(_) if b.get(i + 1) == Some(&b'/') => break,
-                        Some(_) => {}
-                    }
-                    i += 1;
-                }
-                i += 2;
-                continue;
-            }
-            b'|' if b[i..].starts_with(b"|||") => {
-                i += 3;
-                loop {
-                    i = next_of(b, i, b'|');
-                    match b.get(i) {
-                        None => break,
-                        Some(b'\n') => line += 1,
-                        Some(_) if b[i..].starts_with(b"|||") => break,
-                        Some(_) => {}
-                    }
-                    i += 1;
-                }
-                i += 3;
-                last_sig = b'"';
-                continue;
-            }
-            b'"' | b'\'' => {
-                let verbatim = i > 0 && b[i - 1] == b'@';
-                i += 1;
-                loop {
-                    i = memchr::memchr3(c, b'\\', b'\n', &b[i.min(b.len())..])
-                        .map_or(b.len(), |k| i + k);
-                    match b.get(i) {
-                        None => break,
-                        Some(b'\n') => line += 1,
-                        Some(b'\\') if !verbatim => {
-                            i += 1;
-                            line += usize::from(b.get(i) == Some(&b'\n'));
-                        }
-                        Some(b'\\') => {}
-                        Some(_) => break,
-                    }
-                    i += 1;
-                }
-                i += 1;
-                last_sig = b'"';
-                continue;
-            }
-            b'(' | b'[' | b'{' => {
+        match CLASSES[usize::from(c)] {
+            Class::Blank => {}
+            Class::Newline => line += 1,
+            Class::Other => last_sig = c,
+            Class::Open => {
                 frames.push(0);
                 depth += 1;
-            }
-            b')' | b']' | b'}' if frames.len() > 1 => {
-                let inner = frames.pop().unwrap_or(0);
-                depth = depth.saturating_sub(inner + 1);
-            }
-            c if c.is_ascii_alphabetic() || c == b'_' => {
-                let start = i;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                    i += 1;
+                last_sig = c;
+                if depth > max {
+                    max = depth;
+                    max_line = line;
                 }
-                let word = &b[start..i];
-                let nests = match word {
+            }
+            Class::Close => {
+                if frames.len() > 1 {
+                    let inner = frames.pop().unwrap_or(0);
+                    depth = depth.saturating_sub(inner + 1);
+                }
+                last_sig = c;
+            }
+            Class::Word => {
+                let start = i;
+                i += b[i..]
+                    .iter()
+                    .position(|&c| !c.is_ascii_digit() && CLASSES[usize::from(c)] != Class::Word)
+                    .unwrap_or(b.len() - i);
+                let nests = match &b[start..i] {
                     b"local" => last_sig != b'{' && last_sig != b',',
                     b"if" | b"function" | b"assert" => true,
                     _ => false,
@@ -137,26 +122,94 @@ fn max_nesting(b: &[u8]) -> (usize, usize) {
                         *top += 1;
                     }
                     depth += 1;
+                    if depth > max {
+                        max = depth;
+                        max_line = line;
+                    }
                 }
                 last_sig = b'a';
-                if depth > max {
-                    max = depth;
-                    max_line = line;
-                }
                 continue;
             }
-            _ => {}
-        }
-        if !c.is_ascii_whitespace() {
-            last_sig = c;
-        }
-        if depth > max {
-            max = depth;
-            max_line = line;
+            Class::Special => match skip_special(b, i, &mut line) {
+                Some((next, sig)) => {
+                    if let Some(sig) = sig {
+                        last_sig = sig;
+                    }
+                    i = next;
+                    continue;
+                }
+                None => last_sig = c,
+            },
         }
         i += 1;
     }
     (max, max_line)
+}
+
+/// At `b[i]`, one of [`Class::Special`]'s bytes: where the comment, text block or string
+/// it starts ends (counting its newlines into `line`), and the `last_sig` it leaves
+/// (strings and text blocks count as a value); `None` for a lone `/` or `|`.
+fn skip_special(b: &[u8], mut i: usize, line: &mut usize) -> Option<(usize, Option<u8>)> {
+    let c = b[i];
+    match c {
+        b'/' if b.get(i + 1) == Some(&b'/') => Some((
+            memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k),
+            None,
+        )),
+        b'#' => Some((
+            memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k),
+            None,
+        )),
+        b'/' if b.get(i + 1) == Some(&b'*') => {
+            i += 2;
+            loop {
+                i = next_of(b, i, b'*');
+                match b.get(i) {
+                    None => break,
+                    Some(b'\n') => *line += 1,
+                    Some(_) if b.get(i + 1) == Some(&b'/') => break,
+                    Some(_) => {}
+                }
+                i += 1;
+            }
+            Some((i + 2, None))
+        }
+        b'|' if b[i..].starts_with(b"|||") => {
+            i += 3;
+            loop {
+                i = next_of(b, i, b'|');
+                match b.get(i) {
+                    None => break,
+                    Some(b'\n') => *line += 1,
+                    Some(_) if b[i..].starts_with(b"|||") => break,
+                    Some(_) => {}
+                }
+                i += 1;
+            }
+            Some((i + 3, Some(b'"')))
+        }
+        b'"' | b'\'' => {
+            let verbatim = i > 0 && b[i - 1] == b'@';
+            i += 1;
+            loop {
+                i = memchr::memchr3(c, b'\\', b'\n', &b[i.min(b.len())..])
+                    .map_or(b.len(), |k| i + k);
+                match b.get(i) {
+                    None => break,
+                    Some(b'\n') => *line += 1,
+                    Some(b'\\') if !verbatim => {
+                        i += 1;
+                        *line += usize::from(b.get(i) == Some(&b'\n'));
+                    }
+                    Some(b'\\') => {}
+                    Some(_) => break,
+                }
+                i += 1;
+            }
+            Some((i + 1, Some(b'"')))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
