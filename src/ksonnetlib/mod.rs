@@ -90,16 +90,9 @@ pub fn lib_dir(app_lib: &std::path::Path) -> std::path::PathBuf {
     }
     let swagger = std::fs::read(app_lib.join("swagger.json")).ok();
     let bytes: &[u8] = swagger.as_deref().unwrap_or(DEFAULT_SPEC.as_bytes());
-    let hash = GENERATOR_REVISION
-        .to_le_bytes()
-        .iter()
-        .chain(bytes)
-        .fold(0xcbf29ce484222325u64, |h, b| {
-            (h ^ u64::from(*b)).wrapping_mul(0x100000001b3)
-        });
     let dir = cache_root()
         .join("ksonnet-lib")
-        .join(format!("{}-{hash:016x}", env!("CARGO_PKG_VERSION")));
+        .join(cache_name(swagger.as_deref()));
     if dir.join("k.libsonnet").is_file() {
         return dir;
     }
@@ -118,6 +111,46 @@ pub fn lib_dir(app_lib: &std::path::Path) -> std::path::PathBuf {
     }
 }
 
+/// The cache folder's name for a library generated from `swagger` (an app's spec) or,
+/// with `None`, from kf's own spec. The cache is shared by every app of the user, and an
+/// app folder may be an attacker's: an app's spec is named by its SHA-256, which no
+/// crafted spec can share with another's. kf's own spec is named by a key computed when
+/// kf is compiled (hashing its 306 kB on every run cost 4.6M instructions), under a name
+/// no digest takes.
+fn cache_name(swagger: Option<&[u8]>) -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    match swagger {
+        Some(bytes) => {
+            let digest = Sha256::digest(bytes);
+            let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+            format!("{version}-r{GENERATOR_REVISION}-sha256-{hex}")
+        }
+        None => format!("{version}-builtin-{BUILTIN_SPEC_KEY:016x}"),
+    }
+}
+
+/// [`cache_name`]'s key for kf's own spec and generator, fixed at compile time.
+const BUILTIN_SPEC_KEY: u64 = spec_key(DEFAULT_SPEC.as_bytes(), GENERATOR_REVISION);
+
+/// FNV-1a over 8-byte words (so that compile-time evaluation stays short): it only has to
+/// change when kf's spec or generator revision does.
+const fn spec_key(bytes: &[u8], revision: u32) -> u64 {
+    const PRIME: u64 = 0x100000001b3;
+    let mut h = (0xcbf29ce484222325u64 ^ revision as u64).wrapping_mul(PRIME);
+    let mut i = 0;
+    while i < bytes.len() {
+        let mut word = 0u64;
+        let mut k = 0;
+        while k < 8 && i + k < bytes.len() {
+            word |= (bytes[i + k] as u64) << (8 * k);
+            k += 1;
+        }
+        h = (h ^ word).wrapping_mul(PRIME);
+        i += 8;
+    }
+    (h ^ bytes.len() as u64).wrapping_mul(PRIME)
+}
+
 fn cache_root() -> std::path::PathBuf {
     if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|x| !x.is_empty()) {
         return std::path::PathBuf::from(x).join("kf");
@@ -126,4 +159,30 @@ fn cache_root() -> std::path::PathBuf {
         return std::path::PathBuf::from(h).join(".cache").join("kf");
     }
     std::env::temp_dir().join("kf-cache")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_apps_spec_never_names_the_folder_of_kfs_own() {
+        let own = cache_name(None);
+        let same_bytes = cache_name(Some(DEFAULT_SPEC.as_bytes()));
+        assert_ne!(own, same_bytes);
+        assert!(own.contains("-builtin-"), "{own}");
+        assert!(same_bytes.contains("-sha256-"), "{same_bytes}");
+        assert_ne!(cache_name(Some(b"{}")), cache_name(Some(b"{} ")));
+    }
+
+    #[test]
+    fn the_builtin_key_changes_with_any_byte_and_the_revision() {
+        let spec = DEFAULT_SPEC.as_bytes();
+        assert_eq!(BUILTIN_SPEC_KEY, spec_key(spec, GENERATOR_REVISION));
+        assert_ne!(spec_key(spec, GENERATOR_REVISION + 1), BUILTIN_SPEC_KEY);
+        let mut changed = spec.to_vec();
+        *changed.last_mut().unwrap() ^= 1;
+        assert_ne!(spec_key(&changed, GENERATOR_REVISION), BUILTIN_SPEC_KEY);
+        assert_ne!(spec_key(b"ab", 0), spec_key(b"ab\0", 0));
+    }
 }
