@@ -4,6 +4,7 @@
 //! jrsonnet's state is thread-local and its values are not `Send`: an [`Engine`] lives and
 //! dies on the thread that made it.
 
+pub mod json_import;
 pub mod limits;
 pub mod memory;
 mod resolver;

@@ -155,21 +155,39 @@ impl ImportResolver for KfImportResolver {
                 .to_string();
             bail!(RuntimeError(format!("{shown}: {message}").into()));
         }
-        if let Some(r) = &self.rewrite
-            && path
-                .extension()
-                .is_some_and(|e| e == "jsonnet" || e == "libsonnet")
-            && let Ok(text) = std::str::from_utf8(&bytes)
+        if !path
+            .extension()
+            .is_some_and(|e| e == "jsonnet" || e == "libsonnet")
         {
+            return Ok(bytes);
+        }
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return Ok(bytes);
+        };
+        let mut rewritten = None;
+        if let Some(r) = &self.rewrite {
             let component = path.extension().is_some_and(|e| e == "jsonnet")
                 && path
                     .canonicalize()
                     .is_ok_and(|p| p.starts_with(&r.components));
-            if let Some(new) = (r.rewrite)(text, component) {
-                return Ok(new.into_bytes());
-            }
+            rewritten = (r.rewrite)(text, component);
         }
-        Ok(bytes)
+        let source = rewritten.as_deref().unwrap_or(text);
+        if let Some(new) = super::json_import::with_json_imports_as_data(source, |wanted| {
+            self.text_of(resolved, wanted)
+        }) {
+            rewritten = Some(new);
+        }
+        Ok(rewritten.map_or(bytes, String::into_bytes))
+    }
+}
+
+impl KfImportResolver {
+    /// The text of the file `import wanted` in `from` reads, if it resolves in the sandbox
+    /// and is UTF-8.
+    fn text_of(&self, from: &SourcePath, wanted: &str) -> Option<String> {
+        let found = self.resolve_from(from, &wanted).ok()?;
+        String::from_utf8(read_as_written(&self.overlay, &found).ok()?).ok()
     }
 }
 
