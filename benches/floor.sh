@@ -11,6 +11,8 @@
 #   bash benches/floor.sh [CORPUS_DIR]      # default ../shared/ksonnet-corpus
 #   RUNS=20 N=2000 bash benches/floor.sh    # more runs; size of the synthetic app
 #   KF=/path/to/kf bash benches/floor.sh    # another kf binary (default: a release build)
+#   KS=/path/to/ks bash benches/floor.sh    # adds ksonnet 0.13.1 on the Kubeflow scenario
+#                                           # (KS_RUNS=3 timed runs; it takes ~4 s each)
 #
 # Apps: the corpus' Kubeflow v0.5 registry scenario (`show prod`, 23 components; skipped
 # with a message when the corpus is absent), the ML app of benches/ml.sh with the
@@ -120,12 +122,37 @@ compare() {
   echo "| $name | kf | $kf_ms | $(millions "$kf_ins")M | $((kf_kib / 1024)) MiB |"
   echo "| | floor | $floor_ms | $(millions "$floor_ins")M | $((floor_kib / 1024)) MiB |"
   echo "| | kf / floor | $(ratio "$kf_ms" "$floor_ms") | $(ratio "$kf_ins" "$floor_ins") | $(ratio "$kf_kib" "$floor_kib") |"
+  last_kf_ms=$kf_ms last_kf_ins=$kf_ins last_kf_kib=$kf_kib
+}
+
+# against_ksonnet APP ENV: ksonnet 0.13.1 (KS) renders APP's ENV, with the corpus'
+# ksonnet-lib placed in lib/ as the corpus' reference run did; two rows, the second
+# ksonnet / kf (run right after compare for the same app). Instructions need valgrind;
+# Go's preemption signals are turned off under it (callgrind aborts on them otherwise).
+against_ksonnet() {
+  local app=$1 env=$2 ks_app=$WORK/ksonnet-app
+  cp -r "$app" "$ks_app"
+  mkdir -p "$ks_app/lib/ksonnet-lib"
+  cp -r "$CORPUS/ksonnet-lib/v1.10.3" "$ks_app/lib/ksonnet-lib/"
+  if ! (cd "$ks_app" && "$KS" show "$env" >/dev/null 2>&1); then
+    echo "| ksonnet | fails: $KS show $env | | | |"
+    return
+  fi
+  local ks_ms ks_ins ks_kib
+  ks_ms=$(cd "$ks_app" && RUNS=${KS_RUNS:-3} wall_ms "$KS" show "$env")
+  ks_ins=$(cd "$ks_app" && GODEBUG=asyncpreemptoff=1 instructions "$KS" show "$env")
+  ks_kib=$(cd "$ks_app" && MEM_RUNS=1 peak_kib "$KS" show "$env")
+  echo "| | ksonnet 0.13.1 | $ks_ms | $(millions "$ks_ins")M | $((ks_kib / 1024)) MiB |"
+  echo "| | ksonnet / kf | $(ratio "$ks_ms" "$last_kf_ms") | $(ratio "$ks_ins" "$last_kf_ins") | $(ratio "$ks_kib" "$last_kf_kib") |"
 }
 
 if [ -d "$CORPUS/reference/scenario-app" ]; then
   cp -r "$CORPUS/reference/scenario-app" "$WORK/scenario"
   chmod -R u+w "$WORK/scenario"
   compare "Kubeflow v0.5 scenario, show prod" "$WORK/scenario" prod
+  if [ -n "${KS:-}" ]; then
+    against_ksonnet "$WORK/scenario" prod
+  fi
 else
   echo "| Kubeflow v0.5 scenario | skipped: no corpus at $CORPUS (pass its folder as the first argument) | | | |"
 fi
