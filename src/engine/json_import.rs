@@ -2,44 +2,50 @@
 //! tree for every value, analysed, then evaluated, and kept for the whole render. Real
 //! registry packages import large JSON files that way (Kubeflow v0.5's seldon package: a
 //! 275 kB pod template schema). Where the file is JSON that `std.parseJson` reads as the
-//! same value, the import is evaluated as `std.parseJson(importstr "….json")` instead,
-//! which builds the values directly: fewer instructions, and no syntax tree held.
+//! same value, the importing file gets a first `local` that reads it so, and the import
+//! becomes that local: the values are built directly, once per file like an import.
 //!
 //! The rewrite is of the importing file's text, not of the JSON file's, so `importstr` of
-//! the same file still reads its bytes as written. Line numbers do not change; columns
-//! after the rewritten import on its own line move right (by 18).
+//! the same file still reads its bytes as written. It works on the engine's own tokens
+//! (jrsonnet's lexer). The import and its path are overwritten in place, padded with
+//! blanks, so only the first line's columns move (by the length of the `local`).
 
 use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
 
+use jrsonnet_lexer::{Lexeme, SyntaxKind};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::params::lexer::{self, TokenKind};
+use crate::params::lexer;
 
 /// Whether `std.parseJson(text)` gives the value that evaluating `text` as Jsonnet gives:
 /// `text` is strict JSON (no comments or trailing commas, numbers in range, nesting within
 /// serde_json's limit), no object has a key twice (an error in a Jsonnet object literal,
-/// while `std.parseJson` keeps one), and no number is written `-0` (Jsonnet negates 0 into
-/// -0, serde_json reads the integer 0), and no string has the escape `\/` (JSON's, which
+/// while `std.parseJson` keeps one), and no string has the escape `\/` (JSON's, which
 /// jrsonnet's lexer refuses). Anything else is left to the engine.
 pub fn reads_as_data(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    !has_negative_zero_integer(bytes)
-        && memchr::memmem::find(bytes, b"\\/").is_none()
+    memchr::memmem::find(text.as_bytes(), b"\\/").is_none()
         && serde_json::from_str::<Checked>(text).is_ok()
 }
 
-/// `-0` not followed by a fraction or an exponent, anywhere (in a string too: a false
-/// alarm only leaves the file to the engine).
-fn has_negative_zero_integer(bytes: &[u8]) -> bool {
-    memchr::memmem::find_iter(bytes, b"-0")
-        .any(|i| !matches!(bytes.get(i + 2), Some(b'.' | b'e' | b'E' | b'0'..=b'9')))
-}
+/// Tokens after which an expression cannot go on: `import "x.json"` before anything else
+/// (`+ {…}`, `.field`, `{…}`, `in o`) is a computed import, which Jsonnet refuses.
+const ENDS_AN_EXPRESSION: &[SyntaxKind] = &[
+    SyntaxKind::SEMI,
+    SyntaxKind::COMMA,
+    SyntaxKind::R_PAREN,
+    SyntaxKind::R_BRACK,
+    SyntaxKind::R_BRACE,
+    SyntaxKind::THEN_KW,
+    SyntaxKind::ELSE_KW,
+    SyntaxKind::FOR_KW,
+    SyntaxKind::IF_KW,
+];
 
-/// `source` with each `import "….json"` that `read` finds as data replaced by
-/// `std.parseJson(importstr "….json")`; `None` when nothing is replaced. `read` gets the
-/// path as written and returns the file's text if it resolves (else the import is left
-/// as it is, to fail or succeed as it would). A file that binds `std` to anything of its
-/// own is left alone.
+/// `source` with each `import "….json"` that `read` finds as data read through
+/// `std.parseJson`; `None` when nothing changes. `read` gets the path as written and
+/// returns the file's text if it resolves (else the import is left as it is, to fail or
+/// succeed as it would).
 pub fn with_json_imports_as_data(
     source: &str,
     read: impl Fn(&str) -> Option<String>,
@@ -47,41 +53,89 @@ pub fn with_json_imports_as_data(
     if !may_import_json(source) {
         return None;
     }
-    let tokens = lexer::tokenize(source).ok()?;
-    let text_of = |i: usize| tokens.get(i).map(|t| &source[t.start..t.end]);
-    let std_is_stdlib = tokens.iter().enumerate().all(|(i, t)| {
-        t.kind != TokenKind::Ident || text_of(i) != Some("std") || text_of(i + 1) == Some(".")
-    });
-    if !std_is_stdlib {
+    let lexemes = jrsonnet_lexer::lex(source);
+    if lexemes.iter().any(|l| l.kind.error_description().is_some()) {
         return None;
     }
-    let mut out = String::with_capacity(source.len() + 64);
-    let mut copied = 0;
+    let tokens: Vec<&Lexeme> = lexemes.iter().filter(|l| !is_trivia(l.kind)).collect();
+    let names: HashSet<&str> = tokens
+        .iter()
+        .filter(|t| t.kind == SyntaxKind::IDENT)
+        .map(|t| t.text)
+        .collect();
+    let mut fresh = (0..1000)
+        .map(|n| format!("kfJ{n}"))
+        .filter(|n| !names.contains(n.as_str()));
+    // Path token as written → its local's name.
+    let mut locals: BTreeMap<&str, String> = BTreeMap::new();
+    // Byte ranges to blank out or overwrite, in order.
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
-        if t.kind != TokenKind::Ident || text_of(i) != Some("import") {
+        if t.kind != SyntaxKind::IMPORT_KW {
             continue;
         }
-        let Some(path_token) = tokens.get(i + 1).filter(|p| p.kind == TokenKind::Str) else {
+        let Some(path) = tokens.get(i + 1).filter(|p| {
+            matches!(
+                p.kind,
+                SyntaxKind::STRING_DOUBLE | SyntaxKind::STRING_SINGLE
+            )
+        }) else {
             continue;
         };
-        let raw = &source[path_token.start..path_token.end];
-        let Some(path) = lexer::quoted_string(raw) else {
-            continue;
-        };
-        if !path.ends_with(".json") || !read(&path).is_some_and(|text| reads_as_data(&text)) {
+        if tokens
+            .get(i + 2)
+            .is_some_and(|next| !ENDS_AN_EXPRESSION.contains(&next.kind))
+        {
             continue;
         }
-        out.push_str(&source[copied..t.start]);
-        out.push_str("std.parseJson(importstr ");
-        out.push_str(raw);
-        out.push(')');
-        copied = path_token.end;
+        let Some(wanted) = lexer::quoted_string(path.text) else {
+            continue;
+        };
+        let name = match locals.get(path.text) {
+            Some(name) => name.clone(),
+            None => {
+                if !wanted.ends_with(".json") || !read(&wanted).is_some_and(|t| reads_as_data(&t)) {
+                    continue;
+                }
+                let Some(name) = fresh.next() else { break };
+                locals.insert(path.text, name.clone());
+                name
+            }
+        };
+        edits.push((span(t).0, span(t).1, format!("{name:<6}")));
+        let (start, end) = span(path);
+        edits.push((start, end, " ".repeat(path.text.chars().count())));
     }
-    if copied == 0 {
+    if locals.is_empty() {
         return None;
+    }
+    let binds: Vec<String> = locals
+        .iter()
+        .map(|(path, name)| format!("{name} = std.parseJson(importstr {path})"))
+        .collect();
+    let mut out = format!("local {}; ", binds.join(", "));
+    let mut copied = 0;
+    for (start, end, text) in edits {
+        out.push_str(&source[copied..start]);
+        out.push_str(&text);
+        copied = end;
     }
     out.push_str(&source[copied..]);
     Some(out)
+}
+
+fn span(l: &Lexeme) -> (usize, usize) {
+    (l.range.0 as usize, l.range.1 as usize)
+}
+
+fn is_trivia(kind: SyntaxKind) -> bool {
+    matches!(
+        kind,
+        SyntaxKind::WHITESPACE
+            | SyntaxKind::SINGLE_LINE_SLASH_COMMENT
+            | SyntaxKind::SINGLE_LINE_HASH_COMMENT
+            | SyntaxKind::MULTI_LINE_COMMENT
+    )
 }
 
 /// A cheap first look, so that most files are not tokenized: `import`, blanks, a quote,
@@ -187,17 +241,12 @@ mod tests {
             "[]",
             "null",
             "5",
-            "-0.0",
-            "-0e3",
-            "-05e1x",
+            "-0",
+            "[1, -0.0, -0e3]",
             r#"{"a": {"b": [1, 2.5e-3, -7, true, null, "\u00e9\ud83d\ude00"]}, "b": {"a": 1}}"#,
             "\n{ \"date\": \"2019-01-02\" }\n",
         ] {
-            assert_eq!(
-                reads_as_data(text),
-                text != "-05e1x",
-                "{text}: strict JSON only"
-            );
+            assert!(reads_as_data(text), "{text}");
         }
     }
 
@@ -210,8 +259,6 @@ mod tests {
             "{a: 1}",
             "{\"a\": 1,}",
             "// c\n{}",
-            "-0",
-            "[1, -0]",
             "1e999",
             "",
             "{\"a\": 1} {}",
@@ -222,36 +269,51 @@ mod tests {
         }
     }
 
-    #[test]
-    fn only_imports_of_data_files_are_rewritten() {
-        let read = |path: &str| match path {
+    fn read(path: &str) -> Option<String> {
+        match path {
             "a.json" => Some(r#"{"k": 1}"#.to_string()),
+            "b.json" => Some("[2]".to_string()),
             "dup.json" => Some(r#"{"k": 1, "k": 2}"#.to_string()),
             _ => None,
-        };
-        let source = "local a = import \"a.json\";\n{ a: a, b: import 'dup.json', c: importstr 'a.json', d: import 'gone.json' }\n";
+        }
+    }
+
+    #[test]
+    fn imports_of_data_files_become_locals_in_place() {
+        let source = "// a.json\n{ a: import \"a.json\", b: import 'dup.json', c: importstr 'a.json',\n  d: import 'gone.json', e: (import\n \"a.json\").k, f: [import 'b.json'] }\n";
         let out = with_json_imports_as_data(source, read).expect("a.json is data");
         assert_eq!(
             out,
-            "local a = std.parseJson(importstr \"a.json\");\n{ a: a, b: import 'dup.json', c: importstr 'a.json', d: import 'gone.json' }\n"
+            "local kfJ0 = std.parseJson(importstr \"a.json\"), kfJ1 = std.parseJson(importstr 'b.json'); // a.json\n{ a: kfJ0           , b: import 'dup.json', c: importstr 'a.json',\n  d: import 'gone.json', e: (kfJ0  \n         ).k, f: [kfJ1           ] }\n"
         );
-        assert_eq!(out.lines().count(), source.lines().count());
-        let first = |t: &str| t.lines().next().unwrap_or_default().len();
-        assert_eq!(
-            first(&out) - first(source),
-            18,
-            "the shift docs/rendering.md gives"
-        );
-        assert_eq!(with_json_imports_as_data("import 'dup.json'", read), None);
-        // `std` bound to something else: the rewrite would call it.
-        assert_eq!(
-            with_json_imports_as_data("local std = {}; import 'a.json'", read),
-            None
-        );
-        // In a comment or a string: not an import.
-        assert_eq!(
-            with_json_imports_as_data("// import 'a.json'\n'import \"a.json\"'", read),
-            None
-        );
+        // Lines keep their length but the first, and their number.
+        let lengths = |t: &str| t.lines().skip(1).map(str::len).collect::<Vec<_>>();
+        assert_eq!(lengths(&out), lengths(source));
+    }
+
+    #[test]
+    fn what_is_not_a_plain_import_of_data_is_left_alone() {
+        for source in [
+            "import 'dup.json'",
+            // Computed imports, which Jsonnet refuses.
+            "import 'a.json' + { x: 1 }",
+            "import 'a.json'.k",
+            "import 'a.json' { x: 1 }",
+            "import 'a.json' in {}",
+            // Not an import: a comment, a string, a text block (indented `|||` is text).
+            "// import 'a.json'\n'import \"a.json\"'",
+            "local doc = |||\n  usage:\n    |||\n  import \"a.json\"\n|||;\ndoc",
+            // A source that does not lex.
+            "import 'a.json' + 'open",
+        ] {
+            assert_eq!(with_json_imports_as_data(source, read), None, "{source}");
+        }
+    }
+
+    #[test]
+    fn a_name_the_file_uses_is_not_taken() {
+        let out = with_json_imports_as_data("local kfJ0 = 1; [kfJ0, import 'a.json']", read)
+            .expect("a.json is data");
+        assert!(out.starts_with("local kfJ1 = "), "{out}");
     }
 }
