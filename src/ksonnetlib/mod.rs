@@ -122,7 +122,7 @@ fn cache_name(swagger: Option<&[u8]>) -> String {
     match swagger {
         Some(bytes) => {
             let digest = Sha256::digest(bytes);
-            let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+            let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
             format!("{version}-r{GENERATOR_REVISION}-sha256-{hex}")
         }
         None => format!("{version}-builtin-{BUILTIN_SPEC_KEY:016x}"),
