@@ -68,15 +68,25 @@ fn glibc_version() -> Option<(u32, u32)> {
 /// The kf binary is position-independent, and every pointer in its read-only data (vtables,
 /// string tables) needs a relocation at start: 1.3 MB of `.rela.dyn` entries, which the
 /// loader reads whole on every run (1.3 MiB of every command's memory). Packed relative
-/// relocations (DT_RELR) hold the same in 13 kB. They need glibc 2.36 where the binary
-/// runs, so they are asked for only in a native build on such a glibc; a linker without
-/// them (GNU ld before 2.38) ignores the option with a warning.
+/// relocations (DT_RELR) hold the same in 13 kB, but the binary then needs glibc 2.36 on
+/// the machine that runs it. So they are asked for only where that is this machine and
+/// its linker is Rust's default: a native build for linux-gnu on glibc 2.36 or newer,
+/// with no linker or link flags of the user's (`RUSTC_LINKER`, `-C link-arg`, `-fuse-ld`
+/// in RUSTFLAGS), and not with `KF_PORTABLE_BINARY` set, for a binary that must run on
+/// an older glibc.
 fn pack_relative_relocations() {
+    println!("cargo:rerun-if-env-changed=KF_PORTABLE_BINARY");
     let var = |name: &str| std::env::var(name).unwrap_or_default();
-    let native = var("HOST") == var("TARGET");
-    if native
+    let flags = var("CARGO_ENCODED_RUSTFLAGS");
+    let own_linker = std::env::var_os("RUSTC_LINKER").is_some()
+        || ["link-arg", "linker", "fuse-ld"]
+            .iter()
+            .any(|f| flags.contains(f));
+    if var("HOST") == var("TARGET")
         && var("CARGO_CFG_TARGET_OS") == "linux"
         && var("CARGO_CFG_TARGET_ENV") == "gnu"
+        && !own_linker
+        && std::env::var_os("KF_PORTABLE_BINARY").is_none()
         && glibc_version().is_some_and(|v| v >= (2, 36))
     {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
