@@ -12,7 +12,8 @@
 #   RUNS=20 N=2000 bash benches/floor.sh    # more runs; size of the synthetic app
 #   KF=/path/to/kf bash benches/floor.sh    # another kf binary (default: a release build)
 #   KS=/path/to/ks bash benches/floor.sh    # adds ksonnet 0.13.1 on the Kubeflow scenario
-#                                           # (KS_RUNS=3 timed runs; it takes ~4 s each)
+#                                           # (KS_RUNS=3 timed runs of ~4 s each, and
+#                                           # about 3 minutes under callgrind)
 #
 # Apps: the corpus' Kubeflow v0.5 registry scenario (`show prod`, 23 components; skipped
 # with a message when the corpus is absent), the ML app of benches/ml.sh with the
@@ -20,6 +21,11 @@
 # N (default 500) Deployments. The jrsonnet CLI is installed once into target/bench-tools
 # (`cargo install jrsonnet --version =0.5.0-pre98 --root target/bench-tools`).
 set -euo pipefail
+# KS as given, from the caller's folder: a name on PATH or a path.
+if [ -n "${KS:-}" ]; then
+  KS=$(command -v "$KS" || echo "$KS")
+  case $KS in /*) ;; *) KS=$PWD/$KS ;; esac
+fi
 cd "$(dirname "$0")/.."
 CORPUS=${1:-../shared/ksonnet-corpus}
 RUNS=${RUNS:-10}
@@ -29,6 +35,7 @@ if [ -z "${KF:-}" ]; then
   KF=$PWD/target/release/kf
 fi
 . benches/common.sh
+last_kf_ms="" last_kf_ins="" last_kf_kib=""
 install_jrsonnet
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -134,6 +141,11 @@ against_ksonnet() {
   cp -r "$app" "$ks_app"
   mkdir -p "$ks_app/lib/ksonnet-lib"
   cp -r "$CORPUS/ksonnet-lib/v1.10.3" "$ks_app/lib/ksonnet-lib/"
+  rm -rf "$ks_app/.floor" "$ks_app"/environments/*/.floor-params.libsonnet
+  if [ -z "$last_kf_ms" ]; then
+    echo "| ksonnet | skipped: kf's row above has no figures | | | |"
+    return
+  fi
   if ! (cd "$ks_app" && "$KS" show "$env" >/dev/null 2>&1); then
     echo "| ksonnet | fails: $KS show $env | | | |"
     return
