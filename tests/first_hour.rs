@@ -139,3 +139,37 @@ fn prototype_lists_take_the_list_outputs() {
     let err = fails(&app.root, &["prototype", "list", "-o", "name"]);
     assert!(err.contains("table, wide, json, yaml"), "{err}");
 }
+
+/// `kf … | head -0`: the reader is gone before kf writes. Every printing command exits 0
+/// and says nothing, as with SIGPIPE (`kf completion bash | head` printed "cannot write to
+/// stdout: Broken pipe" and exited 1).
+#[test]
+fn a_closed_stdout_is_no_error_for_any_printing_command() {
+    let app = new_app();
+    for args in [
+        vec![],
+        vec!["version"],
+        vec!["completion", "bash"],
+        vec!["completion", "zsh"],
+        vec!["man"],
+        vec!["show", "default"],
+        vec!["show", "default", "-o", "json"],
+        vec!["prototype", "list"],
+        vec!["env", "list"],
+        vec!["param", "list"],
+        vec!["component", "list"],
+    ] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kf"))
+            .args(&args)
+            .current_dir(&app.root)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}

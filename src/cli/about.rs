@@ -64,9 +64,12 @@ pub fn run_man(_: ManArgs) -> Result<()> {
     print_bytes(&page)
 }
 
+/// `bytes` on stdout. A reader that went away (`kf man | head`) is not kf's failure: exit
+/// quietly, as with SIGPIPE; any other write error (a full disk) is one.
 fn print_bytes(bytes: &[u8]) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    out.write_all(bytes)
-        .and_then(|()| out.flush())
-        .context("cannot write to stdout")
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        written => written.context("cannot write to stdout"),
+    }
 }
