@@ -146,6 +146,21 @@ fn max_nesting(b: &[u8]) -> (usize, usize) {
     (max, max_line)
 }
 
+/// Where `close` (a comment's or text block's end) next starts in `b` from `i`, or
+/// `b.len()`; the newlines before it are counted into `line`.
+fn closing(b: &[u8], mut i: usize, close: &[u8], line: &mut usize) -> usize {
+    loop {
+        i = next_of(b, i, close[0]);
+        match b.get(i) {
+            None => return i,
+            Some(b'\n') => *line += 1,
+            Some(_) if b[i..].starts_with(close) => return i,
+            Some(_) => {}
+        }
+        i += 1;
+    }
+}
+
 /// At `b[i]`, one of [`Class::Special`]'s bytes: where the comment, text block or string
 /// it starts ends (counting its newlines into `line`), and the `last_sig` it leaves
 /// (strings and text blocks count as a value); `None` for a lone `/` or `|`.
@@ -160,33 +175,9 @@ fn skip_special(b: &[u8], mut i: usize, line: &mut usize) -> Option<(usize, Opti
             memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k),
             None,
         )),
-        b'/' if b.get(i + 1) == Some(&b'*') => {
-            i += 2;
-            loop {
-                i = next_of(b, i, b'*');
-                match b.get(i) {
-                    None => break,
-                    Some(b'\n') => *line += 1,
-                    Some(_) if b.get(i + 1) == Some(&b'/') => break,
-                    Some(_) => {}
-                }
-                i += 1;
-            }
-            Some((i + 2, None))
-        }
+        b'/' if b.get(i + 1) == Some(&b'*') => Some((closing(b, i + 2, b"*/", line) + 2, None)),
         b'|' if b[i..].starts_with(b"|||") => {
-            i += 3;
-            loop {
-                i = next_of(b, i, b'|');
-                match b.get(i) {
-                    None => break,
-                    Some(b'\n') => *line += 1,
-                    Some(_) if b[i..].starts_with(b"|||") => break,
-                    Some(_) => {}
-                }
-                i += 1;
-            }
-            Some((i + 3, Some(b'"')))
+            Some((closing(b, i + 3, b"|||", line) + 3, Some(b'"')))
         }
         b'"' | b'\'' => {
             let verbatim = i > 0 && b[i - 1] == b'@';
