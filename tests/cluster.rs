@@ -1340,22 +1340,7 @@ fn a_200_reply_that_is_not_json_fails_that_object_not_unchanged() {
 #[test]
 fn a_closed_stdout_neither_aborts_an_apply_nor_panics() {
     let s = setup();
-    let run_closed = |args: &[&str]| {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kf"))
-            .args(args)
-            .current_dir(&s.app.root)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        // `| head -0`: the reader goes away before kf writes.
-        drop(child.stdout.take());
-        let out = child.wait_with_output().unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
+    let run_closed = |args: &[&str]| kf_with_closed_stdout(&s.app.root, args);
     let (code, stderr) = run_closed(&["apply", "--env", "default", "--kubeconfig", &s.kubeconfig]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");

@@ -159,17 +159,8 @@ fn a_closed_stdout_is_no_error_for_any_printing_command() {
         vec!["param", "list"],
         vec!["component", "list"],
     ] {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kf"))
-            .args(&args)
-            .current_dir(&app.root)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        drop(child.stdout.take());
-        let out = child.wait_with_output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        let (code, stderr) = kf_with_closed_stdout(&app.root, &args);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }
 }

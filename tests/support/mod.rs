@@ -29,6 +29,25 @@ pub fn kf_in(dir: &Path, args: &[&str]) -> Run {
     }
 }
 
+/// Run kf with its stdout closed before it writes (`kf … | head -0`): its exit status
+/// (`None` for a signal) and stderr.
+pub fn kf_with_closed_stdout(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kf"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("KF_FAULT_POINT")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the kf binary runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("the kf binary runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// Run kf and require success.
 pub fn ok(dir: &Path, args: &[&str]) -> String {
     let r = kf_in(dir, args);
