@@ -857,3 +857,58 @@ fn an_evaluation_past_eval_timeout_ends_with_an_error() {
     let err = fails(&app.root, &["show", "default", "--eval-timeout", "soon"]);
     assert!(err.contains("not a duration"), "{err}");
 }
+
+/// With neither HOME nor XDG_CACHE_HOME, the generated ksonnet-lib goes to a folder of the
+/// user's own in the temp folder (mode 0700). One that somebody else could write in (made
+/// first by another user, with a library of theirs) is not used, with a warning.
+#[cfg(unix)]
+#[test]
+fn the_temp_folder_cache_is_the_users_alone() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let app = new_app();
+    // A fresh clone of a ksonnet app: lib/ is git-ignored, so kf generates the library.
+    std::fs::remove_dir_all(app.root.join("lib")).unwrap();
+    component(
+        &app,
+        "cm",
+        "local k = import 'k.libsonnet';\nk.core.v1.configMap.new('cm', { a: 'b' })\n",
+    );
+    let show = |tmp: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_kf"))
+            .args(["show", "default", "-c", "cm"])
+            .current_dir(&app.root)
+            .env_remove("HOME")
+            .env_remove("XDG_CACHE_HOME")
+            .env_remove("KF_FAULT_POINT")
+            .env("TMPDIR", tmp)
+            .output()
+            .unwrap()
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let uid = std::fs::metadata(tmp.path()).unwrap().uid();
+    let cache = tmp.path().join(format!("kf-cache-{uid}"));
+
+    let out = show(tmp.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("name: cm"));
+    let mode = std::fs::metadata(&cache).unwrap().mode();
+    assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+    assert!(cache.join("ksonnet-lib").is_dir());
+
+    // Somebody else's (here: writable by all): not used, and said so.
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join(format!("kf-cache-{uid}"));
+    std::fs::create_dir(&cache).unwrap();
+    std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = show(tmp.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("is not a folder of this user's alone"),
+        "{stderr}"
+    );
+    assert!(!cache.join("ksonnet-lib").exists());
+}

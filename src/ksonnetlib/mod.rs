@@ -90,7 +90,10 @@ pub fn lib_dir(app_lib: &std::path::Path) -> std::path::PathBuf {
     }
     let swagger = std::fs::read(app_lib.join("swagger.json")).ok();
     let bytes: &[u8] = swagger.as_deref().unwrap_or(DEFAULT_SPEC.as_bytes());
-    let dir = cache_root()
+    let Some(root) = cache_root() else {
+        return app_lib.to_path_buf();
+    };
+    let dir = root
         .join("ksonnet-lib")
         .join(cache_name(swagger.as_deref()));
     if dir.join("k.libsonnet").is_file() {
@@ -151,14 +154,45 @@ const fn spec_key(bytes: &[u8], revision: u32) -> u64 {
     (h ^ bytes.len() as u64).wrapping_mul(PRIME)
 }
 
-fn cache_root() -> std::path::PathBuf {
+/// The user's cache folder for kf: `$XDG_CACHE_HOME/kf`, `~/.cache/kf`, or, with neither
+/// set, a folder of this user's own in the temp folder.
+fn cache_root() -> Option<std::path::PathBuf> {
     if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|x| !x.is_empty()) {
-        return std::path::PathBuf::from(x).join("kf");
+        return Some(std::path::PathBuf::from(x).join("kf"));
     }
     if let Some(h) = std::env::var_os("HOME").filter(|x| !x.is_empty()) {
-        return std::path::PathBuf::from(h).join(".cache").join("kf");
+        return Some(std::path::PathBuf::from(h).join(".cache").join("kf"));
     }
-    std::env::temp_dir().join("kf-cache")
+    private_temp_cache()
+}
+
+/// `<temp>/kf-cache-<uid>`, made for this user alone, and used only while this user owns
+/// it and nobody else can write in it: the temp folder is shared, and another user who
+/// made the folder first could have put a library of theirs in it, which kf would then
+/// render every app with. `None` (and a warning) when it cannot be had: kf then has no
+/// generated library, as when the cache is not writable.
+#[cfg(unix)]
+fn private_temp_cache() -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let dir = std::env::temp_dir().join(format!("kf-cache-{uid}"));
+    let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+    let ours = std::fs::symlink_metadata(&dir)
+        .is_ok_and(|m| m.is_dir() && m.uid() == uid && m.mode() & 0o022 == 0);
+    if !ours {
+        eprintln!(
+            "warning: {} is not a folder of this user's alone, so kf does not keep its generated ksonnet-lib there; set XDG_CACHE_HOME or HOME to a folder of yours",
+            dir.display()
+        );
+    }
+    ours.then_some(dir)
+}
+
+/// Elsewhere the temp folder is the user's own.
+#[cfg(not(unix))]
+fn private_temp_cache() -> Option<std::path::PathBuf> {
+    Some(std::env::temp_dir().join("kf-cache"))
 }
 
 #[cfg(test)]
