@@ -52,10 +52,7 @@ const KEYWORDS_BEFORE_UNARY: &[&str] = &[
 /// an opening bracket, or at the start (false positives are sorted out by the tokens).
 fn may_have_unary_plus(source: &str) -> bool {
     let b = source.as_bytes();
-    b.iter().enumerate().any(|(i, &c)| {
-        if c != b'+' {
-            return false;
-        }
+    memchr::memchr_iter(b'+', b).any(|i| {
         let before = b[..i].trim_ascii_end();
         match before.last() {
             None => true,
