@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
 use jrsonnet_lexer::{Lexeme, SyntaxKind};
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::params::lexer;
 
@@ -24,8 +24,15 @@ use crate::params::lexer;
 /// while `std.parseJson` keeps one), and no string has the escape `\/` (JSON's, which
 /// jrsonnet's lexer refuses). Anything else is left to the engine.
 pub fn reads_as_data(text: &str) -> bool {
-    memchr::memmem::find(text.as_bytes(), b"\\/").is_none()
-        && serde_json::from_str::<Checked>(text).is_ok()
+    if memchr::memmem::find(text.as_bytes(), b"\\/").is_some() {
+        return false;
+    }
+    let mut keys = Vec::new();
+    let mut json = serde_json::Deserializer::from_str(text);
+    Checked(&mut keys)
+        .deserialize(&mut json)
+        .and_then(|()| json.end())
+        .is_ok()
 }
 
 /// Tokens after which an expression cannot go on: `import "x.json"` before anything else
@@ -155,12 +162,16 @@ fn may_import_json(source: &str) -> bool {
     })
 }
 
-/// Any JSON value, checked for duplicate keys on the way; builds nothing.
-struct Checked;
+/// Any JSON value, checked for duplicate keys on the way; builds nothing. The keys of
+/// the objects being read are kept on one stack (each object's above its parents'), so
+/// that checking them allocates nothing per object.
+struct Checked<'k, 'de>(&'k mut Vec<Cow<'de, str>>);
 
-impl<'de> Deserialize<'de> for Checked {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(CheckedVisitor)
+impl<'de> DeserializeSeed<'de> for Checked<'_, 'de> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
     }
 }
 
@@ -186,47 +197,48 @@ impl<'de> Deserialize<'de> for Key<'de> {
     }
 }
 
-struct CheckedVisitor;
-
-impl<'de> Visitor<'de> for CheckedVisitor {
-    type Value = Checked;
+impl<'de> Visitor<'de> for Checked<'_, 'de> {
+    type Value = ();
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("a JSON value")
     }
-    fn visit_unit<E: de::Error>(self) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Checked, E> {
-        Ok(Checked)
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Checked, A::Error> {
-        while seq.next_element::<Checked>()?.is_some() {}
-        Ok(Checked)
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(Checked(&mut *self.0))?.is_some() {}
+        Ok(())
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Checked, A::Error> {
-        let mut keys = Vec::new();
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let start = self.0.len();
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-            map.next_value::<Checked>()?;
-            keys.push(key);
+            map.next_value_seed(Checked(&mut *self.0))?;
+            self.0.push(key);
         }
+        let keys = &mut self.0[start..];
         keys.sort_unstable();
-        if keys.windows(2).any(|w| w[0] == w[1]) {
+        let twice = keys.windows(2).any(|w| w[0] == w[1]);
+        self.0.truncate(start);
+        if twice {
             return Err(de::Error::custom("duplicate key"));
         }
-        Ok(Checked)
+        Ok(())
     }
 }
 
