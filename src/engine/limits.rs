@@ -167,11 +167,7 @@ fn closing(b: &[u8], mut i: usize, close: &[u8], line: &mut usize) -> usize {
 fn skip_special(b: &[u8], mut i: usize, line: &mut usize) -> Option<(usize, Option<u8>)> {
     let c = b[i];
     match c {
-        b'/' if b.get(i + 1) == Some(&b'/') => Some((
-            memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k),
-            None,
-        )),
-        b'#' => Some((
+        b'#' | b'/' if c == b'#' || b.get(i + 1) == Some(&b'/') => Some((
             memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k),
             None,
         )),

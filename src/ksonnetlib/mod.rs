@@ -48,8 +48,12 @@ fn checksum(spec: &Value, bytes: Option<&[u8]>) -> String {
     if let Some(s) = spec["x-kf-source-sha256"].as_str() {
         return s.to_string();
     }
-    let digest = Sha256::digest(bytes.unwrap_or_default());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex(&Sha256::digest(bytes.unwrap_or_default()))
+}
+
+/// `bytes` (a digest) in lowercase hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Generate the library from a parsed spec (`bytes`, when given, are its file's bytes).
@@ -123,11 +127,10 @@ pub fn lib_dir(app_lib: &std::path::Path) -> std::path::PathBuf {
 fn cache_name(swagger: Option<&[u8]>) -> String {
     let version = env!("CARGO_PKG_VERSION");
     match swagger {
-        Some(bytes) => {
-            let digest = Sha256::digest(bytes);
-            let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-            format!("{version}-r{GENERATOR_REVISION}-sha256-{hex}")
-        }
+        Some(bytes) => format!(
+            "{version}-r{GENERATOR_REVISION}-sha256-{}",
+            hex(&Sha256::digest(bytes))
+        ),
         None => format!("{version}-builtin-{BUILTIN_SPEC_KEY:016x}"),
     }
 }

@@ -185,5 +185,5 @@ pub fn digest(walk: &BTreeMap<String, String>) -> String {
         h.update(desc.as_bytes());
         h.update(b"\n");
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    super::hex(&h.finalize())
 }
