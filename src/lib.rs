@@ -13,5 +13,6 @@ pub mod params;
 pub mod prototype;
 pub mod registry;
 pub mod render;
+pub mod sandbox;
 pub mod suggest;
 pub mod validate;

@@ -1,0 +1,352 @@
+//! The one way kf opens a file it did not write itself.
+//!
+//! An app folder, a registry's package or a cache shared with other users may hold
+//! anything: a symlink to `~/.kube/config`, a FIFO that never answers, `/dev/zero`, a
+//! gigabyte of text. Every reader of such a file goes through [`read_regular`] (a file
+//! named by kf: a state file, a registry's file) or a [`Sandbox`] (a file named by the
+//! app: imports, components, params, app.yaml, swagger.json), which
+//! - never blocks on opening (`O_NONBLOCK`: a FIFO or device answers at once);
+//! - reads only regular files, refusing FIFOs, sockets, devices and folders;
+//! - never follows a symlink in the last component of the path it was given
+//!   ([`read_regular`]), and for a [`Sandbox`], reads only what resolves inside its
+//!   folders, through any symlink on the way;
+//! - reads at most a cap of bytes, whatever the file claims or grows to.
+//!
+//! Sits below everything else: engine, app, ksonnetlib and registry all read through it.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The largest file kf reads to render: a generated CRD bundle or a whole OpenAPI spec
+/// is a few MB, the biggest real ksonnet-lib file 1.6 MB.
+pub const RENDER_FILE_CAP: u64 = 64 * 1024 * 1024;
+
+/// The largest state file kf reads (`.ks_environment`, `.kf-journal`).
+pub const STATE_FILE_CAP: u64 = 1024 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{path} does not exist")]
+    NotFound { path: PathBuf },
+    #[error("{path} is {what}, not a regular file; kf reads only regular files there")]
+    NotRegular { path: PathBuf, what: &'static str },
+    #[error("{path} is a symlink; kf does not follow a symlink there (replace it with the file)")]
+    Symlink { path: PathBuf },
+    #[error("{path} is larger than kf reads ({cap} bytes at most)")]
+    TooLarge { path: PathBuf, cap: u64 },
+    #[error("{path} resolves to {resolved}, which is outside {allowed}; kf reads only files there")]
+    Outside {
+        path: PathBuf,
+        resolved: PathBuf,
+        allowed: String,
+    },
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl ReadError {
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, ReadError::NotFound { .. })
+    }
+
+    fn io(path: &Path, source: std::io::Error) -> ReadError {
+        match source.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => {
+                ReadError::NotFound {
+                    path: path.to_path_buf(),
+                }
+            }
+            _ => ReadError::Io {
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    }
+}
+
+/// What kind of file `meta` describes, in words, for an error.
+pub fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    if t.is_symlink() {
+        "a symlink"
+    } else if t.is_dir() {
+        "a folder"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "a special file"
+    }
+}
+
+/// Open `path` for reading without following a symlink in its last component and
+/// without blocking, and only if it is a regular file.
+pub fn open_regular(path: &Path) -> Result<File, ReadError> {
+    let file = open_nofollow(path).map_err(|e| refusal(path, e))?;
+    let meta = file.metadata().map_err(|e| ReadError::io(path, e))?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular {
+            path: path.to_path_buf(),
+            what: kind_of(&meta),
+        });
+    }
+    Ok(file)
+}
+
+/// The bytes of the regular file `path` (see [`open_regular`]), at most `cap` of them.
+pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    let file = open_regular(path)?;
+    read_capped(file, path, cap)
+}
+
+/// [`read_regular`] as UTF-8 text.
+pub fn read_regular_text(path: &Path, cap: u64) -> Result<String, ReadError> {
+    let bytes = read_regular(path, cap)?;
+    String::from_utf8(bytes).map_err(|_| ReadError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"),
+    })
+}
+
+fn read_capped(file: File, path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    let hint = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if hint > cap {
+        return Err(ReadError::TooLarge {
+            path: path.to_path_buf(),
+            cap,
+        });
+    }
+    let mut bytes = Vec::with_capacity(hint as usize);
+    // One byte past the cap tells a file that grew since the stat.
+    file.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ReadError::io(path, e))?;
+    if bytes.len() as u64 > cap {
+        return Err(ReadError::TooLarge {
+            path: path.to_path_buf(),
+            cap,
+        });
+    }
+    Ok(bytes)
+}
+
+#[cfg(unix)]
+fn open_nofollow(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nofollow(path: &Path) -> std::io::Result<File> {
+    if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Err(std::io::Error::other("a symlink"));
+    }
+    File::open(path)
+}
+
+/// Why opening `path` failed, in kf's words: a symlink (ELOOP with O_NOFOLLOW), a file
+/// of another kind, or the operating system's reason.
+fn refusal(path: &Path, e: std::io::Error) -> ReadError {
+    #[cfg(unix)]
+    if e.raw_os_error() == Some(libc::ELOOP) {
+        return ReadError::Symlink {
+            path: path.to_path_buf(),
+        };
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => ReadError::Symlink {
+            path: path.to_path_buf(),
+        },
+        Ok(m) if !m.is_file() => ReadError::NotRegular {
+            path: path.to_path_buf(),
+            what: kind_of(&m),
+        },
+        _ => ReadError::io(path, e),
+    }
+}
+
+/// Folders kf may read from for one render: the app, the `-J` folders, kf's own cache.
+/// A path is read if it resolves, through every symlink on the way, to a regular file
+/// inside one of them.
+#[derive(Debug, Clone, Default)]
+pub struct Sandbox {
+    roots: Vec<PathBuf>,
+}
+
+impl Sandbox {
+    /// The folders, by their real paths; one that does not exist allows nothing.
+    pub fn new<P: AsRef<Path>>(roots: impl IntoIterator<Item = P>) -> Sandbox {
+        Sandbox {
+            roots: roots
+                .into_iter()
+                .filter_map(|p| p.as_ref().canonicalize().ok())
+                .collect(),
+        }
+    }
+
+    /// No file at all (a prototype's default evaluated on its own).
+    pub fn none() -> Sandbox {
+        Sandbox::default()
+    }
+
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// The real path of `path`, if it exists and resolves inside the sandbox.
+    pub fn resolve(&self, path: &Path) -> Result<PathBuf, ReadError> {
+        let real = path.canonicalize().map_err(|e| ReadError::io(path, e))?;
+        if self.roots.iter().any(|r| real.starts_with(r)) {
+            Ok(real)
+        } else {
+            Err(ReadError::Outside {
+                path: path.to_path_buf(),
+                resolved: real,
+                allowed: self.describe(),
+            })
+        }
+    }
+
+    /// The bytes of `path`, at most [`RENDER_FILE_CAP`] of them, if it is a regular file
+    /// inside the sandbox.
+    pub fn read(&self, path: &Path) -> Result<Vec<u8>, ReadError> {
+        let real = self.resolve(path)?;
+        // The real path has no symlink left: O_NOFOLLOW refuses one swapped in since.
+        let file = open_regular(&real).map_err(|e| match e {
+            ReadError::NotRegular { what, .. } => ReadError::NotRegular {
+                path: path.to_path_buf(),
+                what,
+            },
+            other => other,
+        })?;
+        read_capped(file, path, RENDER_FILE_CAP)
+    }
+
+    /// [`Sandbox::read`] as UTF-8 text.
+    pub fn read_text(&self, path: &Path) -> Result<String, ReadError> {
+        let bytes = self.read(path)?;
+        String::from_utf8(bytes).map_err(|_| ReadError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"),
+        })
+    }
+
+    fn describe(&self) -> String {
+        match self.roots.as_slice() {
+            [] => "nothing (no file may be read here)".to_string(),
+            [one] => one.display().to_string(),
+            many => many
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn fifo(path: &Path) {
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    #[test]
+    fn state_files_of_every_wrong_kind_are_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("secret"), "token: x").unwrap();
+        symlink(d.join("secret"), d.join("link")).unwrap();
+        fifo(&d.join("fifo"));
+        std::fs::create_dir(d.join("folder")).unwrap();
+        std::fs::write(d.join("big"), vec![b'x'; 2048]).unwrap();
+        assert!(matches!(
+            read_regular(&d.join("link"), 100),
+            Err(ReadError::Symlink { .. })
+        ));
+        assert!(matches!(
+            read_regular(&d.join("fifo"), 100),
+            Err(ReadError::NotRegular { what: "a FIFO", .. })
+        ));
+        assert!(matches!(
+            read_regular(&d.join("folder"), 100),
+            Err(ReadError::NotRegular { .. })
+        ));
+        assert!(matches!(
+            read_regular(Path::new("/dev/zero"), 100),
+            Err(ReadError::NotRegular {
+                what: "a device",
+                ..
+            })
+        ));
+        assert!(matches!(
+            read_regular(&d.join("big"), 1024),
+            Err(ReadError::TooLarge { .. })
+        ));
+        assert!(
+            read_regular(&d.join("missing"), 1)
+                .unwrap_err()
+                .is_not_found()
+        );
+        assert_eq!(read_regular(&d.join("secret"), 100).unwrap(), b"token: x");
+    }
+
+    #[test]
+    fn a_sandbox_reads_through_inner_symlinks_and_never_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let app = dir.path().join("app");
+        std::fs::create_dir_all(app.join("components")).unwrap();
+        std::fs::write(dir.path().join("outside"), "secret").unwrap();
+        std::fs::write(app.join("components/a.yaml"), "a").unwrap();
+        symlink(app.join("components/a.yaml"), app.join("inner")).unwrap();
+        symlink(dir.path().join("outside"), app.join("out")).unwrap();
+        symlink("/dev/zero", app.join("zero")).unwrap();
+        fifo(&app.join("fifo"));
+        let sandbox = Sandbox::new([&app]);
+        assert_eq!(sandbox.read(&app.join("inner")).unwrap(), b"a");
+        assert!(matches!(
+            sandbox.read(&app.join("out")),
+            Err(ReadError::Outside { .. })
+        ));
+        assert!(matches!(
+            sandbox.read(&app.join("components/../../outside")),
+            Err(ReadError::Outside { .. })
+        ));
+        assert!(matches!(
+            sandbox.read(&app.join("zero")),
+            Err(ReadError::Outside { .. })
+        ));
+        assert!(matches!(
+            sandbox.read(&app.join("fifo")),
+            Err(ReadError::NotRegular { .. })
+        ));
+        assert!(matches!(
+            Sandbox::none().read(&app.join("inner")),
+            Err(ReadError::Outside { .. })
+        ));
+    }
+}
