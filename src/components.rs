@@ -13,8 +13,10 @@ pub fn remove(app: &App, name: &str) -> Result<(), ComponentWriteError> {
     let component = app.component(name)?;
     let mut files = FileSet::new(&app.root);
     let mut edit = |path: PathBuf, key: &str| -> Result<(), ComponentWriteError> {
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            return Ok(());
+        let text = match app.read_text(&path) {
+            Ok(t) => t,
+            Err(AppError::Unreadable(e)) if e.is_not_found() => return Ok(()),
+            Err(e) => return Err(e.into()),
         };
         let display = crate::render::rel(app, &path);
         let (bom, body) = crate::params::split_bom(&text);

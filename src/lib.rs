@@ -14,5 +14,7 @@ pub mod prototype;
 pub mod registry;
 pub mod render;
 pub mod sandbox;
+pub mod signing;
 pub mod suggest;
+pub mod userdir;
 pub mod validate;

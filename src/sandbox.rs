@@ -35,12 +35,18 @@ pub enum ReadError {
     Symlink { path: PathBuf },
     #[error("{path} is larger than kf reads ({cap} bytes at most)")]
     TooLarge { path: PathBuf, cap: u64 },
-    #[error("{path} resolves to {resolved}, which is outside {allowed}; kf reads only files there")]
+    #[error(
+        "{path} resolves to {resolved}, which is outside the app and the -J folders ({allowed}); kf reads only files there (check for a symlink or a `..`)"
+    )]
     Outside {
         path: PathBuf,
         resolved: PathBuf,
         allowed: String,
     },
+    #[error(
+        "{path} is not as kf wrote it into {dir}; kf reads no file there that it did not write: remove {dir} (kf makes it again)"
+    )]
+    Changed { path: PathBuf, dir: PathBuf },
     #[error("cannot read {path}: {source}")]
     Io {
         path: PathBuf,
@@ -191,6 +197,15 @@ fn refusal(path: &Path, e: std::io::Error) -> ReadError {
 #[derive(Debug, Clone, Default)]
 pub struct Sandbox {
     roots: Vec<PathBuf>,
+    verified: Vec<Verified>,
+}
+
+/// A folder whose every file kf wrote itself and knows the SHA-256 of (a ksonnet-lib
+/// kf generated into its cache): a file read from it must be one of them, unchanged.
+#[derive(Debug, Clone)]
+struct Verified {
+    dir: PathBuf,
+    digests: std::sync::Arc<std::collections::BTreeMap<String, [u8; 32]>>,
 }
 
 impl Sandbox {
@@ -201,7 +216,24 @@ impl Sandbox {
                 .into_iter()
                 .filter_map(|p| p.as_ref().canonicalize().ok())
                 .collect(),
+            verified: Vec::new(),
         }
+    }
+
+    /// Also read from `dir`, but only the files of `digests` (path relative to `dir`, with
+    /// `/` between folders → SHA-256), each only while it still has that digest.
+    pub fn with_verified(
+        mut self,
+        dir: &Path,
+        digests: std::collections::BTreeMap<String, [u8; 32]>,
+    ) -> Sandbox {
+        if let Ok(dir) = dir.canonicalize() {
+            self.verified.push(Verified {
+                dir,
+                digests: std::sync::Arc::new(digests),
+            });
+        }
+        self
     }
 
     /// No file at all (a prototype's default evaluated on its own).
@@ -213,10 +245,18 @@ impl Sandbox {
         &self.roots
     }
 
+    fn verified_for(&self, real: &Path) -> Option<(&Verified, String)> {
+        self.verified.iter().find_map(|v| {
+            let rel = real.strip_prefix(&v.dir).ok()?;
+            let parts: Option<Vec<&str>> = rel.iter().map(|p| p.to_str()).collect();
+            Some((v, parts?.join("/")))
+        })
+    }
+
     /// The real path of `path`, if it exists and resolves inside the sandbox.
     pub fn resolve(&self, path: &Path) -> Result<PathBuf, ReadError> {
         let real = path.canonicalize().map_err(|e| ReadError::io(path, e))?;
-        if self.roots.iter().any(|r| real.starts_with(r)) {
+        if self.roots.iter().any(|r| real.starts_with(r)) || self.verified_for(&real).is_some() {
             Ok(real)
         } else {
             Err(ReadError::Outside {
@@ -239,7 +279,20 @@ impl Sandbox {
             },
             other => other,
         })?;
-        read_capped(file, path, RENDER_FILE_CAP)
+        let bytes = read_capped(file, path, RENDER_FILE_CAP)?;
+        if !self.roots.iter().any(|r| real.starts_with(r))
+            && let Some((v, rel)) = self.verified_for(&real)
+        {
+            use sha2::Digest;
+            let actual: [u8; 32] = sha2::Sha256::digest(&bytes).into();
+            if v.digests.get(&rel) != Some(&actual) {
+                return Err(ReadError::Changed {
+                    path: real,
+                    dir: v.dir.clone(),
+                });
+            }
+        }
+        Ok(bytes)
     }
 
     /// [`Sandbox::read`] as UTF-8 text.

@@ -1,9 +1,9 @@
 //! Crash consistency: every command that changes an app is one atomic step from the
 //! app's point of view. Each test kills kf at every step of its commit in turn (through
 //! the `KF_TEST_FAIL_AT=<n>` hook: the process aborts, as a SIGKILL would, before its
-//! n-th rename or removal) and checks that the next kf sees the app exactly as before
-//! the command or exactly as after it — never half — and that no `.kf-*` staging file
-//! is left behind once it has run.
+//! n-th rename or removal) and checks that, once `kf recover` has run, kf sees the app
+//! exactly as before the command or exactly as after it — never half — and that no
+//! `.kf-*` staging file is left behind.
 
 mod support;
 
@@ -125,6 +125,14 @@ fn kill_at_every_step(base: &Path, args: &[&str]) -> usize {
             "kf {args:?} at step {step} was to be killed: {}",
             r.stderr
         );
+        // Reading never writes: with a change pending, a read-only command refuses and
+        // leaves the journal; `kf recover` finishes it.
+        if work.join(".kf-journal").exists() {
+            let refused = fails(&work, &["env", "list"]);
+            assert!(refused.contains("kf recover"), "{refused}");
+            assert!(work.join(".kf-journal").exists());
+        }
+        ok(&work, &["recover"]);
         let seen = observed(&work);
         assert!(
             seen == before || seen == after,

@@ -18,7 +18,7 @@ fn engine(dir: &Path) -> Engine {
         display_root: dir.to_path_buf(),
         search_paths: vec![dir.to_path_buf()],
         aliases: vec![],
-        sandbox: vec![dir.to_path_buf()],
+        sandbox: kf::sandbox::Sandbox::new([dir]),
         max_stack: kf::engine::DEFAULT_MAX_STACK,
         rewrite: None,
         overlay: vec![],

@@ -16,7 +16,7 @@ fn eval(dir: &std::path::Path, code: &str) -> Value {
         display_root: dir.to_path_buf(),
         search_paths: vec![dir.to_path_buf()],
         aliases: Vec::new(),
-        sandbox: vec![dir.to_path_buf()],
+        sandbox: kf::sandbox::Sandbox::new([dir]),
         max_stack: 500,
         rewrite: None,
         overlay: Vec::new(),

@@ -16,7 +16,7 @@ fn engine() -> Engine {
         display_root: std::env::temp_dir(),
         search_paths: vec![],
         aliases: vec![],
-        sandbox: vec![],
+        sandbox: kf::sandbox::Sandbox::none(),
         max_stack: kf::engine::DEFAULT_MAX_STACK,
         rewrite: None,
         overlay: vec![],

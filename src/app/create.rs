@@ -264,7 +264,7 @@ pub fn remove_env(app: &App, name: &str, from_override: bool) -> Result<(), AppE
         spec.environments.remove(name);
         files.write(app.root.join(super::APP_FILE), app.spec_text(&spec));
     }
-    if app.current_environment().as_deref() == Some(name) {
+    if app.current_environment().ok().flatten().as_deref() == Some(name) {
         files.remove(app.root.join(super::CURRENT_ENV_FILE));
     }
     let dir = app.env_dir(&env);
@@ -356,7 +356,7 @@ pub fn update_env(app: &App, name: &str, changes: &EnvChanges) -> Result<(), App
         if fs::symlink_metadata(&from).is_ok() {
             files.move_dir(from, to);
         }
-        if app.current_environment().as_deref() == Some(name) {
+        if app.current_environment().ok().flatten().as_deref() == Some(name) {
             files.write(app.root.join(super::CURRENT_ENV_FILE), new_name.clone());
         }
     }

@@ -18,11 +18,10 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use tempfile::NamedTempFile;
 
-/// The journal of a multi-step change, in the root.
-pub const JOURNAL_FILE: &str = ".kf-journal";
+pub use super::journal::JOURNAL_FILE;
+use super::journal::{self, GRAVEYARD_PREFIX, STAGING_PREFIX, Step};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
@@ -138,34 +137,6 @@ pub struct FileSet {
     moves: Vec<(PathBuf, PathBuf)>,
     removals: Vec<PathBuf>,
     dir_removals: Vec<PathBuf>,
-}
-
-/// One step of a commit, as the journal records it (paths relative to the root).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "op", rename_all = "snake_case")]
-enum Step {
-    /// A staged temp file or folder into place; done once `from` is gone.
-    Rename {
-        from: PathBuf,
-        to: PathBuf,
-    },
-    /// An existing folder out of the way (or to its new name); done once `to` exists.
-    Move {
-        from: PathBuf,
-        to: PathBuf,
-    },
-    RemoveFile {
-        path: PathBuf,
-    },
-    /// A graveyard folder of kf's own, deleted last.
-    RemoveTree {
-        path: PathBuf,
-    },
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-struct Journal {
-    steps: Vec<Step>,
 }
 
 impl FileSet {
@@ -308,7 +279,7 @@ impl Plan {
                 continue;
             }
             let away = tempfile::Builder::new()
-                .prefix(".kf-old-")
+                .prefix(GRAVEYARD_PREFIX)
                 .tempdir_in(parent)
                 .map_err(io_err(dir))?
                 .keep();
@@ -368,12 +339,11 @@ impl Plan {
         let single = steps.len() == 1 && matches!(steps[0], Step::Rename { .. });
         let journal = root.join(JOURNAL_FILE);
         if !single {
-            let record = Journal {
-                steps: steps.iter().map(|s| s.relative_to(root)).collect(),
-            };
-            let text = serde_json::to_vec_pretty(&record).map_err(|e| {
-                io_err(&journal)(std::io::Error::new(std::io::ErrorKind::InvalidData, e))
-            })?;
+            let relative = steps.iter().map(|s| s.relative_to(root)).collect();
+            let invalid =
+                |e: journal::JournalError| io_err(&journal)(std::io::Error::other(e.to_string()));
+            let key = crate::userdir::secret().map_err(|e| invalid(e.into()))?;
+            let text = journal::seal(root, relative, &key).map_err(invalid)?;
             fault_step();
             let temp = stage(&journal, &text)?;
             temp.persist(&journal)
@@ -416,43 +386,21 @@ impl Step {
         }
     }
 
-    /// A journal step read back from disk, as real paths inside the root. The journal is
-    /// in an untrusted folder too: its paths are confined like any other, and it may only
-    /// rename kf's own staged files into place and delete kf's own graveyards.
+    /// A journal step read back from disk (checked by [`journal::open`]), as real paths
+    /// inside the root.
     fn absolute(&self, root: &Path) -> Result<Step, WriteError> {
         let a = |p: &PathBuf| resolve_inside(root, p);
-        let kf_own = |p: &PathBuf, prefix: &str| {
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
-            if name.is_some_and(|n| n.starts_with(prefix)) {
-                Ok(())
-            } else {
-                Err(WriteError::Recovery {
-                    step: format!("{} is not a kf staging path", p.display()),
-                    journal: root.join(JOURNAL_FILE),
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        "the journal was not written by kf; remove it",
-                    ),
-                })
-            }
-        };
         Ok(match self {
-            Step::Rename { from, to } => {
-                kf_own(from, ".kf-")?;
-                Step::Rename {
-                    from: a(from)?,
-                    to: a(to)?,
-                }
-            }
+            Step::Rename { from, to } => Step::Rename {
+                from: a(from)?,
+                to: a(to)?,
+            },
             Step::Move { from, to } => Step::Move {
                 from: a(from)?,
                 to: a(to)?,
             },
             Step::RemoveFile { path } => Step::RemoveFile { path: a(path)? },
-            Step::RemoveTree { path } => {
-                kf_own(path, ".kf-old-")?;
-                Step::RemoveTree { path: a(path)? }
-            }
+            Step::RemoveTree { path } => Step::RemoveTree { path: a(path)? },
         })
     }
 
@@ -517,22 +465,29 @@ impl Step {
 }
 
 /// Finish a change a killed kf left half done (roll its journal forward). The caller holds
-/// the app's write lock. Returns whether there was anything to recover.
+/// the app's write lock. Returns whether there was anything to recover. A journal that is
+/// not provably this user's kf's own (see [`journal`]) is refused and nothing is replayed.
 pub fn recover(root: &Path) -> Result<bool, WriteError> {
     let journal = root.join(JOURNAL_FILE);
-    let text = match fs::read(&journal) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(io_err(&journal)(e)),
-    };
-    let record: Journal = serde_json::from_slice(&text).map_err(|e| WriteError::Recovery {
+    let refused = |why: String| WriteError::Recovery {
         step: "read the journal".into(),
         journal: journal.clone(),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-    })?;
+        source: std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "{why}; kf replays only journals it wrote itself, so it changed nothing: if no kf of yours was interrupted here, remove {JOURNAL_FILE}"
+            ),
+        ),
+    };
+    let text = match read_journal(&journal) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Ok(false),
+        Err(why) => return Err(refused(why)),
+    };
     let real_root = root.canonicalize().map_err(io_err(root))?;
-    let steps: Vec<Step> = record
-        .steps
+    let key = crate::userdir::secret().map_err(|e| refused(e.to_string()))?;
+    let recorded = journal::open(&real_root, &text, &key).map_err(|e| refused(e.to_string()))?;
+    let steps: Vec<Step> = recorded
         .iter()
         .map(|s| s.absolute(&real_root))
         .collect::<Result<_, _>>()?;
@@ -551,6 +506,29 @@ pub fn recover(root: &Path) -> Result<bool, WriteError> {
     Ok(true)
 }
 
+/// The journal's bytes, if there is one: a regular file of this user's (never through a
+/// symlink, never blocking on a FIFO), of at most a state file's size.
+fn read_journal(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    use crate::sandbox::{self, ReadError};
+    let file = match sandbox::open_regular(path) {
+        Ok(f) => f,
+        Err(ReadError::NotFound { .. }) => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !crate::userdir::is_own_file(&meta) {
+        return Err("it belongs to another user (or others may write it)".into());
+    }
+    sandbox::read_regular(path, sandbox::STATE_FILE_CAP)
+        .map(Some)
+        .map_err(|e| e.to_string())
+}
+
+/// Whether an app has a change a killed kf left half done.
+pub fn has_journal(root: &Path) -> bool {
+    fs::symlink_metadata(root.join(JOURNAL_FILE)).is_ok()
+}
+
 /// Remove `.kf-*` staging files and folders a kf killed before its journal left behind.
 /// The caller holds the write lock and has recovered any journal, so none is in use.
 pub fn remove_leftovers(root: &Path) {
@@ -566,7 +544,14 @@ pub fn remove_leftovers(root: &Path) {
             let Ok(kind) = entry.file_type() else {
                 continue;
             };
-            if name.starts_with(".kf-") && !keep.contains(&name.as_ref()) {
+            if name.starts_with(STAGING_PREFIX) && !keep.contains(&name.as_ref()) {
+                // Only what this user's kf could have staged: another user's file is theirs.
+                if !entry
+                    .metadata()
+                    .is_ok_and(|m| crate::userdir::is_own_file(&m))
+                {
+                    continue;
+                }
                 let path = entry.path();
                 let _ = if kind.is_dir() {
                     fs::remove_dir_all(&path)

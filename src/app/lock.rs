@@ -178,11 +178,10 @@ pub fn lock(root: &Path, timeout: Duration) -> Result<AppLock, LockError> {
     Ok(held)
 }
 
-/// For commands that only read: if a killed kf left a change half done, take the lock
-/// long enough to finish it, so what is read is the app as before or after, never half.
-pub fn recover_if_interrupted(root: &Path) -> Result<(), LockError> {
-    if std::fs::symlink_metadata(root.join(fsutil::JOURNAL_FILE)).is_ok() {
-        drop(lock(root, default_timeout())?);
-    }
-    Ok(())
+/// `kf recover`: take the lock long enough to finish a change a killed kf left half done.
+/// Whether there was one.
+pub fn finish_interrupted(root: &Path, timeout: Duration) -> Result<bool, LockError> {
+    let pending = fsutil::has_journal(root);
+    drop(lock(root, timeout)?);
+    Ok(pending)
 }

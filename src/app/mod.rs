@@ -1,7 +1,9 @@
 //! The app on disk: where it is, what `app.yaml` says, its environments and components.
 
 pub mod create;
+mod discovery;
 pub mod fsutil;
+pub mod journal;
 pub mod lock;
 pub mod spec;
 pub mod templates;
@@ -12,7 +14,8 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-pub use fsutil::{FileSet, WriteError, write_atomic};
+pub use discovery::locate;
+pub use fsutil::{FileSet, JOURNAL_FILE, WriteError, write_atomic};
 pub use spec::{AppSpec, Destination, EnvironmentSpec, OverrideSpec};
 
 use crate::suggest;
@@ -24,9 +27,19 @@ pub const CURRENT_ENV_FILE: &str = ".ks_environment";
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     #[error(
-        "no ksonnet app here: no {APP_FILE} in {0} or any folder above it; run `kf init <name>` to create one, or pass --dir"
+        "no ksonnet app here: no {APP_FILE} in {start} or any folder above it{stopped}; run `kf init <name>` to create one, or pass --dir"
     )]
-    NotFound(PathBuf),
+    NotFound {
+        start: PathBuf,
+        /// Why the search stopped below the file system's root, if it did.
+        stopped: String,
+    },
+    #[error(
+        "an earlier kf command was interrupted while changing this app (its plan is in {journal}); run `kf recover` to finish that change first: commands that only read never write"
+    )]
+    Unfinished { journal: PathBuf },
+    #[error(transparent)]
+    Unreadable(#[from] crate::sandbox::ReadError),
     #[error("cannot read {path}: {source}")]
     Read {
         path: PathBuf,
@@ -127,26 +140,22 @@ pub struct App {
     pub root: PathBuf,
     pub spec: AppSpec,
     pub overrides: Option<OverrideSpec>,
+    /// The app's folder as the one place its files are read from.
+    files: crate::sandbox::Sandbox,
 }
 
 impl App {
-    /// Walk up from `start` to the nearest folder holding app.yaml and load it.
+    /// The app `start` is in, for a command that only reads: refused while a change a
+    /// killed kf left half done is pending (`kf recover`, or any command that writes,
+    /// finishes it), since reading never writes.
     pub fn find(start: &Path) -> Result<App, AppError> {
-        let start = start.canonicalize().map_err(|source| AppError::Read {
-            path: start.to_path_buf(),
-            source,
-        })?;
-        let mut dir = start.as_path();
-        loop {
-            if dir.join(APP_FILE).is_file() {
-                lock::recover_if_interrupted(dir)?;
-                return App::load(dir);
-            }
-            match dir.parent() {
-                Some(parent) => dir = parent,
-                None => return Err(AppError::NotFound(start)),
-            }
+        let root = discovery::locate(start)?;
+        if fsutil::has_journal(&root) {
+            return Err(AppError::Unfinished {
+                journal: root.join(JOURNAL_FILE),
+            });
         }
+        App::load(&root)
     }
 
     pub fn load(root: &Path) -> Result<App, AppError> {
@@ -157,7 +166,8 @@ impl App {
             source,
         })?;
         let app_path = root.join(APP_FILE);
-        let text = read(&app_path)?;
+        let sandbox = crate::sandbox::Sandbox::new([root]);
+        let text = sandbox.read_text(&app_path)?;
         let mut spec: AppSpec = parse_yaml(&app_path, &text)?;
         if spec.kind != spec::APP_KIND {
             return Err(AppError::Invalid {
@@ -179,8 +189,8 @@ impl App {
             migrate_legacy_environments(root, &mut spec)?;
         }
         let override_path = root.join(OVERRIDE_FILE);
-        let overrides = if override_path.is_file() {
-            let text = read(&override_path)?;
+        let overrides = if fs::symlink_metadata(&override_path).is_ok() {
+            let text = sandbox.read_text(&override_path)?;
             Some(parse_yaml::<OverrideSpec>(&override_path, &text)?)
         } else {
             None
@@ -189,8 +199,10 @@ impl App {
             root: root.to_path_buf(),
             spec,
             overrides,
+            files: sandbox,
         };
         app.check_env_paths()?;
+        app.check_k8s_versions()?;
         Ok(app)
     }
 
@@ -214,6 +226,40 @@ impl App {
             }
         }
         Ok(())
+    }
+
+    /// Every environment's `k8sVersion` must be a version (`v1.10.3`): it names a folder
+    /// below `lib/ksonnet-lib/`, so `/x` or `../../x` would make kf read elsewhere.
+    fn check_k8s_versions(&self) -> Result<(), AppError> {
+        for env in self.environments() {
+            if !spec::is_k8s_version(&env.k8s_version) {
+                let file = if env.is_override {
+                    OVERRIDE_FILE
+                } else {
+                    APP_FILE
+                };
+                return Err(AppError::Invalid {
+                    path: self.root.join(file),
+                    message: format!(
+                        "environment '{}' has a k8sVersion that is not a Kubernetes version; write one such as v1.10.3 (`v`, then major.minor.patch)",
+                        env.name
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The text of a file of the app, read as every file kf did not write is: only if
+    /// it resolves inside the app, is a regular file and is not oversized (see
+    /// [`crate::sandbox`]).
+    pub fn read_text(&self, path: &Path) -> Result<String, AppError> {
+        Ok(self.files.read_text(path)?)
+    }
+
+    /// The folder the app's files are read from, as a sandbox.
+    pub fn sandbox(&self) -> &crate::sandbox::Sandbox {
+        &self.files
     }
 
     pub fn components_dir(&self) -> PathBuf {
@@ -262,12 +308,29 @@ impl App {
         })
     }
 
-    /// The env named in `.ks_environment`, if any.
-    pub fn current_environment(&self) -> Option<String> {
-        fs::read_to_string(self.root.join(CURRENT_ENV_FILE))
-            .ok()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
+    /// The env named in `.ks_environment`, if any. The file is a state file in an
+    /// untrusted folder: read without following a symlink, capped, and its content is
+    /// used only if it is an environment name — never echoed otherwise (a symlink to
+    /// `~/.kube/config` must not print a token).
+    pub fn current_environment(&self) -> Result<Option<String>, AppError> {
+        use crate::sandbox::{self, ReadError};
+        let path = self.root.join(CURRENT_ENV_FILE);
+        let bytes = match sandbox::read_regular(&path, 4096) {
+            Ok(b) => b,
+            Err(ReadError::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let name = std::str::from_utf8(&bytes).map(str::trim).unwrap_or("\0");
+        if name.is_empty() {
+            return Ok(None);
+        }
+        if validate_env_name(name).is_err() {
+            return Err(AppError::Invalid {
+                path,
+                message: "it does not hold an environment name; set one with `kf env current --set <env>` (or remove the file)".into(),
+            });
+        }
+        Ok(Some(name.to_string()))
     }
 
     /// The app's modules: the root (`components/`) first, then every folder below it that

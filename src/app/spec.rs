@@ -147,3 +147,51 @@ impl Default for OverrideSpec {
         }
     }
 }
+
+/// Whether `v` is a Kubernetes version as app.yaml's `k8sVersion` holds one: `v1.10.3`,
+/// `1.33`, `v1.30.0-rc.1`, `v1.28.4+k3s1`. It names a folder, so nothing else passes.
+pub fn is_k8s_version(v: &str) -> bool {
+    let v = v.strip_prefix('v').unwrap_or(v);
+    let (core, suffix) = match v.find(['-', '+']) {
+        Some(i) => (&v[..i], Some(&v[i + 1..])),
+        None => (v, None),
+    };
+    let numbers: Vec<&str> = core.split('.').collect();
+    (2..=3).contains(&numbers.len())
+        && numbers
+            .iter()
+            .all(|n| !n.is_empty() && n.len() <= 6 && n.bytes().all(|b| b.is_ascii_digit()))
+        && suffix.is_none_or(|s| {
+            s.len() <= 64
+                && s.split(['.', '-', '+'])
+                    .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_alphanumeric()))
+        })
+}
+
+#[cfg(test)]
+mod version_tests {
+    use super::is_k8s_version;
+
+    #[test]
+    fn k8s_versions_are_versions_and_never_paths() {
+        for good in ["v1.10.3", "v1.7.0", "1.33", "v1.30.0-rc.1", "v1.28.4+k3s1"] {
+            assert!(is_k8s_version(good), "{good}");
+        }
+        for bad in [
+            "",
+            "/",
+            "../../x",
+            "v1.10.3/../../x",
+            "v1",
+            "v1.2.3.4",
+            "v1..3",
+            "v1.10.3-",
+            "v1.10.3-a/b",
+            "version:v1.8.0",
+            "latest",
+            "v1.10.3\n",
+        ] {
+            assert!(!is_k8s_version(bad), "{bad}");
+        }
+    }
+}

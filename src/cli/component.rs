@@ -48,7 +48,7 @@ pub fn run(ctx: &Context_, cmd: ComponentCommand) -> Result<()> {
                 if c.format == ComponentFormat::Jsonnet {
                     return Default::default();
                 }
-                let text = std::fs::read_to_string(&c.path).unwrap_or_default();
+                let text = app.read_text(&c.path).unwrap_or_default();
                 let parsed =
                     kf::render::parse_component_file(&text, c.format).unwrap_or(Value::Null);
                 let s = |p: &str| {

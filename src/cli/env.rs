@@ -168,7 +168,7 @@ pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
             } else if unset {
                 create::set_current_env(&app, None)?;
             } else {
-                match app.current_environment() {
+                match app.current_environment()? {
                     Some(e) => println!("{e}"),
                     None => {
                         bail!("no current environment; set one with `kf env current --set <env>`")

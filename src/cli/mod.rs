@@ -75,6 +75,7 @@ enum Command {
     Pkg(registry::PkgCommand),
     Validate(validate::ValidateArgs),
     Upgrade(upgrade::UpgradeArgs),
+    Recover(upgrade::RecoverArgs),
     Demo(demo::DemoArgs),
     Version(about::VersionArgs),
     Completion(about::CompletionArgs),
@@ -124,6 +125,7 @@ pub fn run() -> Result<()> {
         Command::Pkg(c) => registry::run_pkg(&ctx, c),
         Command::Validate(a) => validate::run(&ctx, a),
         Command::Upgrade(a) => upgrade::run(&ctx, a),
+        Command::Recover(a) => upgrade::run_recover(&ctx, a),
         Command::Demo(a) => demo::run(a),
         Command::Version(a) => about::run_version(a),
         Command::Completion(a) => about::run_completion(a),
@@ -174,14 +176,15 @@ impl Context_ {
 
     /// The app, for a command that may change it: with `writes`, its write lock is taken
     /// first and the app is read under it, so nothing another kf writes meanwhile is lost.
+    /// Taking the lock finishes a change a killed kf left half done, if its journal is
+    /// provably kf's own.
     pub fn app_for(&self, writes: bool) -> Result<(App, Option<AppLock>)> {
-        let found = App::find(&self.cwd)?;
         if !writes {
-            return Ok((found, None));
+            return Ok((App::find(&self.cwd)?, None));
         }
-        let guard =
-            lock::lock(&found.root, lock::default_timeout()).map_err(kf::app::AppError::from)?;
-        Ok((App::load(&found.root)?, Some(guard)))
+        let root = kf::app::locate(&self.cwd)?;
+        let guard = lock::lock(&root, lock::default_timeout()).map_err(kf::app::AppError::from)?;
+        Ok((App::load(&root)?, Some(guard)))
     }
 }
 
@@ -193,7 +196,7 @@ pub fn pick_env(app: &App, positional: Option<String>, flag: Option<String>) -> 
             bail!("environment given twice ('{p}' and --env '{f}'); give one")
         }
         (Some(e), _) | (None, Some(e)) => Ok(e),
-        (None, None) => app.current_environment().ok_or_else(|| {
+        (None, None) => app.current_environment()?.ok_or_else(|| {
             anyhow::anyhow!(
                 "no environment given: pass one (e.g. `--env default`) or set a current one with `kf env current --set <env>`"
             )

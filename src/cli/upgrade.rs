@@ -43,3 +43,29 @@ pub fn run(ctx: &Context_, a: UpgradeArgs) -> Result<()> {
     }
     Ok(())
 }
+
+/// Finish a change that an interrupted kf command (killed, or its machine lost power) left
+/// half done, as recorded in the app's journal. Commands that only read refuse to run
+/// until then; commands that write finish it first by themselves. A journal that this
+/// user's kf did not write here (one that came with a cloned repository) is refused and
+/// nothing is replayed.
+#[derive(Args)]
+#[command(after_help = "Examples:\n  kf recover")]
+pub struct RecoverArgs {}
+
+pub fn run_recover(ctx: &Context_, _a: RecoverArgs) -> Result<()> {
+    let root = kf::app::locate(&ctx.cwd)?;
+    let lock = kf::app::lock::finish_interrupted(&root, kf::app::lock::default_timeout());
+    if lock.map_err(kf::app::AppError::from)? {
+        eprintln!(
+            "Finished the change an interrupted kf command left in {}",
+            root.display()
+        );
+    } else {
+        eprintln!(
+            "Nothing to recover: no kf change was interrupted in {}",
+            root.display()
+        );
+    }
+    Ok(())
+}

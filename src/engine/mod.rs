@@ -37,8 +37,8 @@ pub struct EngineOptions {
     /// `(prefix, folder)`: an import starting with `prefix` that no search path has is
     /// looked up in `folder` (ksonnet 0.13's `vendor/<registry>/<pkg>@<version>/`).
     pub aliases: Vec<(PathBuf, PathBuf)>,
-    /// The import sandbox: folders whose files imports may read; empty allows none.
-    pub sandbox: Vec<PathBuf>,
+    /// The import sandbox: where imports may read files from.
+    pub sandbox: crate::sandbox::Sandbox,
     pub max_stack: usize,
     /// Source rewritten before it is parsed, for the files below a folder.
     pub rewrite: Option<SourceRewrite>,
@@ -70,8 +70,9 @@ pub struct Engine {
     state: State,
     context: stdlib::BoundedStdlib,
     display_root: PathBuf,
-    /// The resolver's overlay, for [`Engine::read_as_written`].
+    /// The resolver's overlay and sandbox, for [`Engine::read_as_written`].
     overlay: std::rc::Rc<Vec<(PathBuf, String)>>,
+    sandbox: crate::sandbox::Sandbox,
     _stack_guard: jrsonnet_evaluator::stack::StackDepthLimitOverrideGuard,
 }
 
@@ -80,12 +81,13 @@ impl Engine {
         let resolver = PathResolver::Relative(options.display_root.clone());
         let context = stdlib::BoundedStdlib::new(resolver);
         let overlay = std::rc::Rc::new(options.overlay);
+        let sandbox = options.sandbox;
         let mut builder = State::builder();
         builder
             .import_resolver(KfImportResolver::new(
                 options.search_paths,
                 options.aliases,
-                &options.sandbox,
+                sandbox.clone(),
                 options.display_root.clone(),
                 options.rewrite,
                 overlay.clone(),
@@ -98,6 +100,7 @@ impl Engine {
             context,
             display_root: options.display_root,
             overlay,
+            sandbox,
             _stack_guard: guard,
         }
     }
@@ -143,7 +146,7 @@ impl Engine {
     /// fail, which [`Engine::import_file`] then reports.
     pub fn read_as_written(&self, path: &Path) -> Option<String> {
         let resolved = self.state.resolve_from_default(&path).ok()?;
-        let bytes = resolver::read_as_written(&self.overlay, &resolved).ok()?;
+        let bytes = resolver::read_as_written(&self.overlay, &self.sandbox, &resolved).ok()?;
         String::from_utf8(bytes).ok()
     }
 
@@ -219,7 +222,7 @@ pub fn literal_to_json(code: &str) -> Result<Value, EvalError> {
         display_root: PathBuf::from("."),
         search_paths: Vec::new(),
         aliases: Vec::new(),
-        sandbox: Vec::new(),
+        sandbox: crate::sandbox::Sandbox::none(),
         max_stack: DEFAULT_MAX_STACK,
         rewrite: None,
         overlay: Vec::new(),

@@ -2,7 +2,6 @@
 //! library folders in order (environment, vendor/, lib/, ksonnet-lib, components/, -J).
 
 use std::fs;
-use std::io::ErrorKind as IoKind;
 use std::path::{Path, PathBuf};
 
 use jrsonnet_evaluator::{AsPathLike, bail};
@@ -14,12 +13,14 @@ use jrsonnet_evaluator::{
 };
 use jrsonnet_gcmodule::Acyclic;
 
+use crate::sandbox::{ReadError, Sandbox};
+
 #[derive(Acyclic)]
 pub struct KfImportResolver {
     search_paths: Vec<PathBuf>,
     aliases: Vec<(PathBuf, PathBuf)>,
-    /// The sandbox: canonical folders imports may read from (empty: no file at all).
-    allowed: Vec<PathBuf>,
+    /// The folders imports may read from (none: no file at all).
+    sandbox: Sandbox,
     display_root: PathBuf,
     rewrite: Option<super::SourceRewrite>,
     overlay: std::rc::Rc<Vec<(PathBuf, String)>>,
@@ -29,7 +30,7 @@ impl KfImportResolver {
     pub fn new(
         search_paths: Vec<PathBuf>,
         aliases: Vec<(PathBuf, PathBuf)>,
-        allowed: &[PathBuf],
+        sandbox: Sandbox,
         display_root: PathBuf,
         rewrite: Option<super::SourceRewrite>,
         overlay: std::rc::Rc<Vec<(PathBuf, String)>>,
@@ -38,10 +39,7 @@ impl KfImportResolver {
             overlay,
             search_paths,
             aliases,
-            allowed: allowed
-                .iter()
-                .filter_map(|p| p.canonicalize().ok())
-                .collect(),
+            sandbox,
             display_root,
             rewrite,
         }
@@ -55,29 +53,26 @@ impl KfImportResolver {
         from: &SourcePath,
         wanted: &str,
     ) -> Result<Option<SourcePath>> {
-        match fs::metadata(path) {
-            Ok(meta) if meta.is_file() => {
-                let canonical = path
-                    .canonicalize()
-                    .map_err(|e| ImportIo(format!("{}: {e}", path.display())))?;
-                if !self.allowed.iter().any(|a| canonical.starts_with(a)) {
-                    bail!(RuntimeError(
-                        format!(
-                            "{}: import '{wanted}' reads {}, which is outside the app and the -J folders; kf imports only files there (copy the file into the app, or pass its folder with -J)",
-                            self.location(from, wanted),
-                            canonical.display()
-                        )
-                        .into()
-                    ));
-                }
-                Ok(Some(SourcePath::new(jrsonnet_ir::SourceFile::new(
-                    canonical,
-                ))))
-            }
-            Ok(_) => Ok(None),
-            Err(e) if e.kind() == IoKind::NotFound || e.kind() == IoKind::NotADirectory => Ok(None),
-            Err(e) => bail!(ImportIo(format!("{}: {e}", path.display()))),
+        let canonical = match self.sandbox.resolve(path) {
+            Ok(real) => real,
+            Err(e) if e.is_not_found() => return Ok(None),
+            Err(ReadError::Outside { resolved, .. }) => bail!(RuntimeError(
+                format!(
+                    "{}: import '{wanted}' reads {}, which is outside the app and the -J folders; kf imports only files there (copy the file into the app, or pass its folder with -J)",
+                    self.location(from, wanted),
+                    resolved.display()
+                )
+                .into()
+            )),
+            Err(e) => bail!(ImportIo(e.to_string())),
+        };
+        // A folder (or a FIFO, a device) of that name is not the file: search on.
+        if !fs::symlink_metadata(&canonical).is_ok_and(|m| m.is_file()) {
+            return Ok(None);
         }
+        Ok(Some(SourcePath::new(jrsonnet_ir::SourceFile::new(
+            canonical,
+        ))))
     }
 
     /// `file:line` of the import in the importing file, as far as it can be found.
@@ -90,7 +85,7 @@ impl KfImportResolver {
             .unwrap_or(path)
             .display()
             .to_string();
-        let line = fs::read_to_string(path).ok().and_then(|text| {
+        let line = self.sandbox.read_text(path).ok().and_then(|text| {
             text.lines().position(|l| {
                 l.contains(&format!("'{wanted}'")) || l.contains(&format!("\"{wanted}\""))
             })
@@ -145,7 +140,7 @@ impl ImportResolver for KfImportResolver {
         let Some(path) = resolved.path() else {
             bail!(ImportIsADirectory(resolved.clone()))
         };
-        let bytes = read_as_written(&self.overlay, resolved)?;
+        let bytes = read_as_written(&self.overlay, &self.sandbox, resolved)?;
         // Parsing recurses per nesting level: refuse what would overflow the stack.
         if let Err(message) = super::limits::check_nesting(&bytes) {
             let shown = path
@@ -187,21 +182,28 @@ impl KfImportResolver {
     /// and is UTF-8.
     fn text_of(&self, from: &SourcePath, wanted: &str) -> Option<String> {
         let found = self.resolve_from(from, &wanted).ok()?;
-        String::from_utf8(read_as_written(&self.overlay, &found).ok()?).ok()
+        String::from_utf8(read_as_written(&self.overlay, &self.sandbox, &found).ok()?).ok()
     }
 }
 
 /// The bytes of a resolved file as its import reads them before kf's checks and rewrites:
-/// from the overlay if it holds the path, else from disk, without a byte-order mark.
-pub fn read_as_written(overlay: &[(PathBuf, String)], resolved: &SourcePath) -> Result<Vec<u8>> {
+/// from the overlay if it holds the path, else from disk through the sandbox (a regular
+/// file inside it, capped), without a byte-order mark.
+pub fn read_as_written(
+    overlay: &[(PathBuf, String)],
+    sandbox: &Sandbox,
+    resolved: &SourcePath,
+) -> Result<Vec<u8>> {
     let Some(path) = resolved.path() else {
         bail!(ImportIsADirectory(resolved.clone()))
     };
     Ok(match overlay.iter().find(|(p, _)| p == path) {
         Some((_, text)) => without_bom(text.as_bytes().to_vec()),
-        None => fs::read(path)
-            .map(without_bom)
-            .map_err(|_| ResolvedFileNotFound(resolved.clone()))?,
+        None => match sandbox.read(path) {
+            Ok(bytes) => without_bom(bytes),
+            Err(e) if e.is_not_found() => bail!(ResolvedFileNotFound(resolved.clone())),
+            Err(e) => bail!(ImportIo(e.to_string())),
+        },
     })
 }
 

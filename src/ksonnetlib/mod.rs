@@ -8,6 +8,7 @@
 //! [`printer::print`] (the Jsonnet files). The files are split by API group and version
 //! under `k8s/`, imported lazily, so a component pays only for the groups it uses.
 
+pub mod cache_manifest;
 pub mod constructors;
 pub mod model;
 pub mod names;
@@ -51,10 +52,7 @@ fn checksum(spec: &Value, bytes: Option<&[u8]>) -> String {
     hex(&Sha256::digest(bytes.unwrap_or_default()))
 }
 
-/// `bytes` (a digest) in lowercase hex.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub(crate) use crate::signing::hex;
 
 /// Generate the library from a parsed spec (`bytes`, when given, are its file's bytes).
 pub fn generate_from(spec: &Value, bytes: Option<&[u8]>) -> Result<Generated, String> {
@@ -83,39 +81,128 @@ pub fn lib_files(swagger: Option<&[u8]>) -> Result<Vec<(String, Vec<u8>)>, Strin
     Ok(files)
 }
 
+/// Where an env's `k.libsonnet` is read from.
+#[derive(Debug, Clone)]
+pub enum LibraryDir {
+    /// The app's own `lib/ksonnet-lib/<version>/` (inside the app's sandbox).
+    App(std::path::PathBuf),
+    /// A library kf generated into its cache, with the digest of every file in it: only
+    /// those files, unchanged, may be read from it.
+    Cache {
+        dir: std::path::PathBuf,
+        digests: std::collections::BTreeMap<String, [u8; 32]>,
+    },
+}
+
+impl LibraryDir {
+    pub fn path(&self) -> &std::path::Path {
+        match self {
+            LibraryDir::App(d) | LibraryDir::Cache { dir: d, .. } => d,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    #[error(transparent)]
+    Dir(#[from] crate::userdir::UserDirError),
+    #[error(transparent)]
+    Read(#[from] crate::sandbox::ReadError),
+    #[error("{0}")]
+    Generate(String),
+    #[error("cannot write kf's ksonnet-lib cache {path}: {source}")]
+    Write {
+        path: std::path::PathBuf,
+        #[source]
+        source: crate::app::WriteError,
+    },
+    #[error(
+        "{path} is not a library kf generated for this user ({why}); remove it and kf generates it again"
+    )]
+    Untrusted {
+        path: std::path::PathBuf,
+        why: String,
+    },
+}
+
 /// The folder holding k.libsonnet for an env: the app's `lib/ksonnet-lib/<version>/` when
 /// it has one, else a copy kf generates — from that folder's swagger.json if there is
-/// one, else from the spec kf carries — in the user's cache folder. `lib/` is
-/// git-ignored in ksonnet apps, so a fresh clone has none; ksonnet then downloaded a spec
-/// and failed offline.
-pub fn lib_dir(app_lib: &std::path::Path) -> std::path::PathBuf {
-    if app_lib.join("k.libsonnet").is_file() {
-        return app_lib.to_path_buf();
+/// one (read through the app's sandbox), else from the spec kf carries — in the user's
+/// cache folder. `lib/` is git-ignored in ksonnet apps, so a fresh clone has none;
+/// ksonnet then downloaded a spec and failed offline.
+///
+/// The cache is shared by every app of the user, and may sit where others can reach it:
+/// its folders are used only while they are this user's alone, and each library carries
+/// the digests of its files, signed with the user's secret, which are checked on every
+/// read. Nothing else is ever read: when the cache cannot be used, the env gets no
+/// generated library (an import of k.libsonnet then fails) rather than one from elsewhere.
+pub fn lib_dir(
+    app_lib: &std::path::Path,
+    app_files: &crate::sandbox::Sandbox,
+) -> Result<LibraryDir, CacheError> {
+    if std::fs::symlink_metadata(app_lib.join("k.libsonnet")).is_ok() {
+        return Ok(LibraryDir::App(app_lib.to_path_buf()));
     }
-    let swagger = std::fs::read(app_lib.join("swagger.json")).ok();
+    let swagger = match app_files.read(&app_lib.join("swagger.json")) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.is_not_found() => None,
+        Err(e) => return Err(e.into()),
+    };
+    let root = crate::userdir::cache_dir()?.join("ksonnet-lib");
+    make_private(&root)?;
+    let dir = root.join(cache_name(swagger.as_deref()));
+    if std::fs::symlink_metadata(&dir).is_ok() {
+        return verified(&dir);
+    }
     let bytes: &[u8] = swagger.as_deref().unwrap_or(DEFAULT_SPEC.as_bytes());
-    let Some(root) = cache_root() else {
-        return app_lib.to_path_buf();
-    };
-    let dir = root
-        .join("ksonnet-lib")
-        .join(cache_name(swagger.as_deref()));
-    if dir.join("k.libsonnet").is_file() {
-        return dir;
-    }
-    let Ok(files) = lib_files(Some(bytes)) else {
-        return app_lib.to_path_buf();
-    };
-    let cache = dir.parent().unwrap_or(&dir).to_path_buf();
-    let _ = std::fs::create_dir_all(&cache);
-    let mut set = crate::app::FileSet::new(&cache);
+    let mut files = lib_files(Some(bytes)).map_err(CacheError::Generate)?;
+    let key = crate::userdir::secret()?;
+    let manifest = cache_manifest::write(&dir, &files, &key);
+    files.push((cache_manifest::FILE.to_string(), manifest.into_bytes()));
+    let mut set = crate::app::FileSet::new(&root);
     set.write_dir(&dir, files);
     match set.commit() {
-        Ok(()) => dir,
-        // Another kf made it meanwhile, or the cache is not writable.
-        Err(_) if dir.join("k.libsonnet").is_file() => dir,
-        Err(_) => app_lib.to_path_buf(),
+        Ok(()) => verified(&dir),
+        // Another kf made it meanwhile.
+        Err(_) if std::fs::symlink_metadata(&dir).is_ok() => verified(&dir),
+        Err(source) => Err(CacheError::Write { path: dir, source }),
     }
+}
+
+/// The cache's library folder (`<cache>/ksonnet-lib`), made private, and checked so.
+fn make_private(dir: &std::path::Path) -> Result<(), CacheError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        let _ = std::fs::DirBuilder::new().mode(0o700).create(dir);
+    }
+    #[cfg(not(unix))]
+    let _ = std::fs::create_dir(dir);
+    crate::userdir::check_private(dir).map_err(|why| CacheError::Untrusted {
+        path: dir.to_path_buf(),
+        why,
+    })
+}
+
+/// A cached library, if it is one kf wrote for this user: a private folder whose signed
+/// manifest this user's secret verifies.
+fn verified(dir: &std::path::Path) -> Result<LibraryDir, CacheError> {
+    let untrusted = |why: String| CacheError::Untrusted {
+        path: dir.to_path_buf(),
+        why,
+    };
+    crate::userdir::check_private(dir).map_err(untrusted)?;
+    let key = crate::userdir::secret()?;
+    let text = crate::sandbox::read_regular_text(
+        &dir.join(cache_manifest::FILE),
+        crate::sandbox::STATE_FILE_CAP,
+    )
+    .map_err(|e| untrusted(e.to_string()))?;
+    let digests = cache_manifest::read(dir, &text, &key).map_err(untrusted)?;
+    Ok(LibraryDir::Cache {
+        dir: dir.to_path_buf(),
+        digests,
+    })
 }
 
 /// The cache folder's name for a library generated from `swagger` (an app's spec) or,
@@ -155,47 +242,6 @@ const fn spec_key(bytes: &[u8], revision: u32) -> u64 {
         i += 8;
     }
     (h ^ bytes.len() as u64).wrapping_mul(PRIME)
-}
-
-/// The user's cache folder for kf: `$XDG_CACHE_HOME/kf`, `~/.cache/kf`, or, with neither
-/// set, a folder of this user's own in the temp folder.
-fn cache_root() -> Option<std::path::PathBuf> {
-    if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|x| !x.is_empty()) {
-        return Some(std::path::PathBuf::from(x).join("kf"));
-    }
-    if let Some(h) = std::env::var_os("HOME").filter(|x| !x.is_empty()) {
-        return Some(std::path::PathBuf::from(h).join(".cache").join("kf"));
-    }
-    private_temp_cache()
-}
-
-/// `<temp>/kf-cache-<uid>`, made for this user alone, and used only while this user owns
-/// it and nobody else can write in it: the temp folder is shared, and another user who
-/// made the folder first could have put a library of theirs in it, which kf would then
-/// render every app with. `None` (and a warning) when it cannot be had: kf then has no
-/// generated library, as when the cache is not writable.
-#[cfg(unix)]
-fn private_temp_cache() -> Option<std::path::PathBuf> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
-    // SAFETY: getuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::getuid() };
-    let dir = std::env::temp_dir().join(format!("kf-cache-{uid}"));
-    let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
-    let ours = std::fs::symlink_metadata(&dir)
-        .is_ok_and(|m| m.is_dir() && m.uid() == uid && m.mode() & 0o022 == 0);
-    if !ours {
-        eprintln!(
-            "warning: {} is not a folder of this user's alone, so kf does not keep its generated ksonnet-lib there; set XDG_CACHE_HOME or HOME to a folder of yours",
-            dir.display()
-        );
-    }
-    ours.then_some(dir)
-}
-
-/// Elsewhere the temp folder is the user's own.
-#[cfg(not(unix))]
-fn private_temp_cache() -> Option<std::path::PathBuf> {
-    Some(std::env::temp_dir().join("kf-cache"))
 }
 
 #[cfg(test)]

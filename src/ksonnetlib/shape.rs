@@ -33,7 +33,7 @@ pub fn walk(lib: &Library) -> Result<BTreeMap<String, String>, String> {
         display_root: lib.dir.to_path_buf(),
         search_paths: vec![lib.dir.to_path_buf()],
         aliases: Vec::new(),
-        sandbox: vec![lib.dir.to_path_buf()],
+        sandbox: crate::sandbox::Sandbox::new([lib.dir]),
         max_stack: 2000,
         rewrite: None,
         overlay: Vec::new(),

@@ -140,7 +140,7 @@ fn known_prototype(
     if component.format != ComponentFormat::Jsonnet {
         return Ok(None);
     }
-    let Ok(source) = std::fs::read_to_string(&component.path) else {
+    let Ok(source) = app.read_text(&component.path) else {
         return Ok(None);
     };
     let Some(name) = recorded_prototype(&source) else {

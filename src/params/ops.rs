@@ -120,14 +120,8 @@ fn env_file(
     }
 }
 
-fn read(path: &PathBuf) -> Result<String, ParamError> {
-    std::fs::read_to_string(path).map_err(|source| {
-        AppError::Read {
-            path: path.clone(),
-            source,
-        }
-        .into()
-    })
+fn read(app: &App, path: &std::path::Path) -> Result<String, ParamError> {
+    Ok(app.read_text(path)?)
 }
 
 /// `kf param set`: change one key's text, leave the rest of the file byte-identical.
@@ -145,7 +139,7 @@ pub fn set(
         options,
     )?;
     let at = locate(app, target)?;
-    let text = read(&at.path)?;
+    let text = read(app, &at.path)?;
     let edited = super::edit_keeping_bom(&text, |body| {
         ParamsFile::parse(&at.display, body)?.set(
             at.root,
@@ -292,7 +286,7 @@ fn value_after_edit(
 /// `kf param unset`.
 pub fn unset(app: &App, target: &ParamTarget) -> Result<(), ParamError> {
     let at = locate(app, target)?;
-    let text = read(&at.path)?;
+    let text = read(app, &at.path)?;
     let (bom, body) = super::split_bom(&text);
     let file = ParamsFile::parse(&at.display, body)?;
     let edited = file

@@ -81,11 +81,7 @@ pub fn generate(
     }
     let instance = instantiate(proto, component, given)?;
     let params_path = app.component_params_path();
-    let params_text =
-        std::fs::read_to_string(&params_path).map_err(|source| app::AppError::Read {
-            path: params_path.clone(),
-            source,
-        })?;
+    let params_text = app.read_text(&params_path)?;
     let file = "components/params.libsonnet";
     let edited = crate::params::edit_keeping_bom(&params_text, |body| {
         ParamsFile::parse(file, body)?.set_block(

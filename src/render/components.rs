@@ -57,13 +57,12 @@ impl ThunkValue for ComponentThunk {
                 // Through the import resolver, so the sandbox covers YAML/JSON components
                 // too: a components/x.yaml symlinked to ~/.kube/config is refused.
                 let resolved = with_state(|s| s.resolve_from_default(&self.path.as_path()))?;
-                let real = resolved.path().unwrap_or(&self.path).to_path_buf();
                 let display = || {
                     let shown = self.path.strip_prefix(&self.root).unwrap_or(&self.path);
                     shown.display().to_string()
                 };
-                let text = std::fs::read_to_string(&real)
-                    .map_err(|e| RuntimeError(format!("{}: {e}", display()).into()))?;
+                // Read by the resolver too: a regular file inside the sandbox, capped.
+                let text = with_state(|s| s.import_resolved_str(resolved))?;
                 let mut value = parse_component_file(&text, self.format)
                     .map_err(|e| RuntimeError(format!("{}: {e}", display()).into()))?;
                 if let Some(p) = &self.params {

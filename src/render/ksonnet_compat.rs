@@ -294,7 +294,7 @@ pub fn paren_warnings(
         if component.format != ComponentFormat::Jsonnet {
             continue;
         }
-        let Ok(source) = std::fs::read_to_string(&component.path) else {
+        let Ok(source) = app.read_text(&component.path) else {
             continue;
         };
         let sites = grouping_parens_that_matter(&source);

@@ -102,36 +102,61 @@ fn format_component_errors(errors: &[ComponentError]) -> String {
     out
 }
 
+/// The env's ksonnet-lib (see [`crate::ksonnetlib::lib_dir`]); `None`, with a warning
+/// printed once, when kf's cache cannot be used and the app has none.
+fn library(app: &App, env: &Environment) -> Option<crate::ksonnetlib::LibraryDir> {
+    let app_lib = app
+        .root
+        .join("lib")
+        .join("ksonnet-lib")
+        .join(&env.k8s_version);
+    match crate::ksonnetlib::lib_dir(&app_lib, app.sandbox()) {
+        Ok(lib) => Some(lib),
+        Err(e) => {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                eprintln!(
+                    "warning: environment '{}' has no ksonnet-lib: {e}; imports of k.libsonnet fail until then",
+                    env.name
+                )
+            });
+            None
+        }
+    }
+}
+
 /// The folders imports are searched in, in ksonnet's order.
-pub fn search_paths(app: &App, env: &Environment, extra: &[PathBuf]) -> Vec<PathBuf> {
+fn search_paths(
+    app: &App,
+    env: &Environment,
+    library: Option<&crate::ksonnetlib::LibraryDir>,
+    extra: &[PathBuf],
+) -> Vec<PathBuf> {
     let mut paths = vec![
         app.environments_dir(),
         app.env_dir(env),
         app.root.join("vendor"),
         app.root.join("lib"),
-        crate::ksonnetlib::lib_dir(
-            &app.root
-                .join("lib")
-                .join("ksonnet-lib")
-                .join(&env.k8s_version),
-        ),
-        app.components_dir(),
     ];
+    paths.extend(library.map(|l| l.path().to_path_buf()));
+    paths.push(app.components_dir());
     paths.extend(extra.iter().cloned());
     paths
 }
 
 pub fn new_engine(app: &App, env: &Environment, options: &RenderOptions) -> Engine {
+    let library = library(app, env);
+    // The app, the -J folders, and a library kf generated (checked file by file).
+    let mut sandbox =
+        crate::sandbox::Sandbox::new(std::iter::once(&app.root).chain(options.jpaths.iter()));
+    if let Some(crate::ksonnetlib::LibraryDir::Cache { dir, digests }) = &library {
+        sandbox = sandbox.with_verified(dir, digests.clone());
+    }
     let engine = Engine::new(EngineOptions {
         display_root: app.root.clone(),
-        search_paths: search_paths(app, env, &options.jpaths),
+        search_paths: search_paths(app, env, library.as_ref(), &options.jpaths),
         aliases: crate::registry::version_aliases(app),
-        // The app, the -J folders, and the generated ksonnet-lib (which may live in
-        // kf's cache folder).
-        sandbox: std::iter::once(app.root.clone())
-            .chain(options.jpaths.iter().cloned())
-            .chain(std::iter::once(search_paths(app, env, &[])[4].clone()))
-            .collect(),
+        sandbox,
         max_stack: options
             .max_stack
             .unwrap_or(crate::engine::DEFAULT_MAX_STACK),
@@ -662,7 +687,7 @@ fn with_file(app: &App, component: &Component, message: String) -> String {
     if message.contains(&format!("{file}:")) {
         return message;
     }
-    let Ok(text) = std::fs::read_to_string(&component.path) else {
+    let Ok(text) = app.read_text(&component.path) else {
         return format!("{file}: {message}");
     };
     // jrsonnet gives many runtime errors no span, only the chain of fields being

@@ -1,0 +1,128 @@
+//! Which app a command runs on: the folder it starts in, or the nearest one above that
+//! holds app.yaml — but never one that somebody else could have put there.
+//!
+//! A shared, world-writable parent (`/tmp`), a folder of another user's, another file
+//! system (a network mount) or the folder above `$HOME` may hold an `app.yaml` the user
+//! never wrote; adopting it would render, and write, another person's app. As git's
+//! `safe.directory` check does, the walk up stops before such a folder. The starting
+//! folder itself is the user's choice (`cd`, `--dir`) and is taken as it is.
+
+use std::path::{Path, PathBuf};
+
+use super::{APP_FILE, AppError};
+
+/// The root of the app `start` is in.
+pub fn locate(start: &Path) -> Result<PathBuf, AppError> {
+    let start = start.canonicalize().map_err(|source| AppError::Read {
+        path: start.to_path_buf(),
+        source,
+    })?;
+    let boundary = Boundary::of(&start);
+    let mut dir = start.as_path();
+    loop {
+        if dir != start
+            && let Some(why) = boundary.stops_at(dir)
+        {
+            return Err(AppError::NotFound {
+                start: start.clone(),
+                stopped: format!(
+                    " up to {} (kf does not look in {}: {why})",
+                    last_child(&start, dir).display(),
+                    dir.display()
+                ),
+            });
+        }
+        if std::fs::symlink_metadata(dir.join(APP_FILE)).is_ok() {
+            return Ok(dir.to_path_buf());
+        }
+        match dir.parent() {
+            Some(parent) => dir = parent,
+            None => {
+                return Err(AppError::NotFound {
+                    start,
+                    stopped: String::new(),
+                });
+            }
+        }
+    }
+}
+
+/// The folder below `stop` on the way from `start` (where the search ended).
+fn last_child<'a>(start: &'a Path, stop: &Path) -> &'a Path {
+    let mut dir = start;
+    while let Some(p) = dir.parent() {
+        if p == stop {
+            break;
+        }
+        dir = p;
+    }
+    dir
+}
+
+/// What the walk up from one starting folder may not cross.
+struct Boundary {
+    /// The starting folder's file system.
+    device: Option<u64>,
+    /// The folder above `$HOME`, when the start is inside it.
+    above_home: Option<PathBuf>,
+}
+
+impl Boundary {
+    fn of(start: &Path) -> Boundary {
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .and_then(|h| PathBuf::from(h).canonicalize().ok());
+        Boundary {
+            device: device_of(start),
+            above_home: home
+                .filter(|h| start.starts_with(h))
+                .and_then(|h| h.parent().map(Path::to_path_buf)),
+        }
+    }
+
+    /// Why the walk stops before looking in `dir`, if it does.
+    fn stops_at(&self, dir: &Path) -> Option<String> {
+        if self.above_home.as_deref() == Some(dir) {
+            return Some("it is above your home folder".into());
+        }
+        if self.device.is_some() && device_of(dir) != self.device {
+            return Some("it is on another file system".into());
+        }
+        foreign(dir)
+    }
+}
+
+#[cfg(unix)]
+fn device_of(dir: &Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(dir).ok().map(|m| m.dev())
+}
+
+#[cfg(not(unix))]
+fn device_of(_dir: &Path) -> Option<u64> {
+    None
+}
+
+/// Why `dir`, or an app.yaml in it, may be somebody else's: owned by another user, or a
+/// folder anybody may create files in.
+#[cfg(unix)]
+fn foreign(dir: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let uid = crate::userdir::uid();
+    let meta = std::fs::metadata(dir).ok()?;
+    if meta.uid() != uid {
+        return Some(format!("it belongs to uid {}", meta.uid()));
+    }
+    if meta.mode() & 0o002 != 0 {
+        return Some("anybody may create files in it".into());
+    }
+    match std::fs::symlink_metadata(dir.join(APP_FILE)) {
+        Ok(m) if m.uid() != uid => Some(format!("its {APP_FILE} belongs to uid {}", m.uid())),
+        _ => None,
+    }
+}
+
+#[cfg(not(unix))]
+fn foreign(_dir: &Path) -> Option<String> {
+    None
+}
