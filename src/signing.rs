@@ -42,6 +42,18 @@ pub fn unhex(s: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// Fill `out` with random bytes from the operating system.
+#[cfg(unix)]
+pub fn random_bytes(out: &mut [u8]) -> std::io::Result<()> {
+    use std::io::Read;
+    std::fs::File::open("/dev/urandom")?.read_exact(out)
+}
+
+#[cfg(not(unix))]
+pub fn random_bytes(_out: &mut [u8]) -> std::io::Result<()> {
+    Err(std::io::Error::other("no random source known here"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -216,7 +216,7 @@ fn create_secret(dir: &Path, path: &Path) -> Result<(), UserDirError> {
         source,
     };
     let mut bytes = [0u8; SECRET_LEN];
-    random_bytes(&mut bytes).map_err(io)?;
+    crate::signing::random_bytes(&mut bytes).map_err(io)?;
     // tempfile makes its files 0600.
     let mut temp = tempfile::Builder::new()
         .prefix(".secret-")
@@ -229,23 +229,6 @@ fn create_secret(dir: &Path, path: &Path) -> Result<(), UserDirError> {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
         Err(e) => Err(io(e)),
     }
-}
-
-#[cfg(unix)]
-fn random_bytes(out: &mut [u8]) -> std::io::Result<()> {
-    use std::io::Read;
-    std::fs::File::open("/dev/urandom")?.read_exact(out)
-}
-
-#[cfg(not(unix))]
-fn random_bytes(out: &mut [u8]) -> std::io::Result<()> {
-    // Off Unix only the time and the process are at hand; the journal's other checks
-    // (paths kf manages) still hold.
-    let seed = format!("{:?}{}", std::time::SystemTime::now(), std::process::id());
-    for (i, b) in out.iter_mut().enumerate() {
-        *b = seed.as_bytes()[i % seed.len()];
-    }
-    Ok(())
 }
 
 #[cfg(all(test, unix))]

@@ -62,6 +62,14 @@ fn setup() -> Setup {
 }
 
 impl Setup {
+    /// The app id `kf init` recorded in app.yaml.
+    fn app_id(&self) -> String {
+        read(self.app.root.join("app.yaml"))
+            .lines()
+            .find_map(|l| l.strip_prefix("id: ").map(str::to_string))
+            .expect("kf init records an app id")
+    }
+
     fn apply(&self, extra: &[&str]) -> Run {
         let mut args = vec![
             "apply",
@@ -1765,9 +1773,11 @@ fn many_objects_of_a_kind_are_read_with_one_list_and_still_checked() {
 fn kubectl_can_see_kfs_set_as_a_kep_3659_applyset() {
     let s = setup();
     assert_eq!(s.apply(&[]).status, 0);
+    // The parent is named for the app, its env and its id.
+    let parent_name = format!("kf-app-default-{}", s.app_id());
     let parent = s
         .cluster
-        .get("", "secrets", &s.ns, "kf-app-default")
+        .get("", "secrets", &s.ns, &parent_name)
         .expect("the ApplySet parent Secret");
     let id = parent["metadata"]["labels"]["applyset.kubernetes.io/id"]
         .as_str()
@@ -1803,7 +1813,7 @@ fn kubectl_can_see_kfs_set_as_a_kep_3659_applyset() {
     // does after its prune (KEP-3659).
     let kinds = |s: &Setup| {
         s.cluster
-            .get("", "secrets", &s.ns, "kf-app-default")
+            .get("", "secrets", &s.ns, &parent_name)
             .expect("the parent stays")["metadata"]["annotations"]
             ["applyset.kubernetes.io/contains-group-kinds"]
             .as_str()
@@ -1832,21 +1842,13 @@ fn kubectl_can_see_kfs_set_as_a_kep_3659_applyset() {
         ],
     );
     assert_eq!(run.status, 0, "{}", run.stderr);
-    assert!(
-        s.cluster
-            .get("", "secrets", &s.ns, "kf-app-default")
-            .is_some()
-    );
+    assert!(s.cluster.get("", "secrets", &s.ns, &parent_name).is_some());
     let run = kf_in(
         &s.app.root,
         &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
     );
     assert_eq!(run.status, 0, "{}", run.stderr);
-    assert!(
-        s.cluster
-            .get("", "secrets", &s.ns, "kf-app-default")
-            .is_none()
-    );
+    assert!(s.cluster.get("", "secrets", &s.ns, &parent_name).is_none());
 }
 
 fn kf_with_env(
@@ -2123,4 +2125,75 @@ fn a_kind_the_cluster_no_longer_serves_says_what_replaced_it() {
         all.contains("does not serve kubeflow.org/v1 MXJob: MXJob is served only by the training-operator up to v1.8"),
         "{all}"
     );
+}
+
+/// kfctl named every app `ks_app`: two different app folders of one name and env in one
+/// namespace. Each has its own app id (app.yaml `id`), so neither takes over, prunes or
+/// deletes the other's objects; an app without an id (never upgraded) is refused too.
+#[test]
+fn two_apps_of_one_name_in_one_namespace_never_touch_each_others_objects() {
+    let s = setup();
+    assert_eq!(s.apply(&[]).status, 0);
+    let id_a = s.app_id();
+    let cm = s.cluster.get("", "configmaps", &s.ns, "settings").unwrap();
+    assert_eq!(cm["metadata"]["labels"]["kf.dev/app-id"], id_a.as_str());
+
+    // App B: the same files (name, env, components), another id.
+    let b = tempfile::tempdir().unwrap();
+    let b_root = b.path().join("app");
+    for (path, bytes) in snapshot(&s.app.root) {
+        let to = b_root.join(path.strip_prefix(&s.app.root).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::write(to, bytes).unwrap();
+    }
+    let yaml = read(b_root.join("app.yaml")).replace(&id_a, "bbbbbbbb22222222");
+    write(b_root.join("app.yaml"), &yaml);
+    let apply_b = |extra: &[&str]| {
+        let mut args = vec!["apply", "--env", "default", "--kubeconfig", &s.kubeconfig];
+        args.extend_from_slice(extra);
+        kf_in(&b_root, &args)
+    };
+    let run = apply_b(&["--prune"]);
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("it belongs to another kf app named 'app' (app id")
+            && run.stderr.contains("--force-conflicts"),
+        "{}",
+        run.stderr
+    );
+    let delete_b = kf_in(
+        &b_root,
+        &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
+    );
+    assert!(
+        delete_b.stdout.contains("0 objects deleted")
+            && lines_with(&delete_b.stdout, "deleted")
+                .iter()
+                .all(|l| l.starts_with("secret/kf-app-default-bbbbbbbb22222222 ")
+                    || l == "0 objects deleted"),
+        "only B's own ApplySet parent: {}",
+        delete_b.stdout
+    );
+    assert!(s.cluster.get("apps", "deployments", &s.ns, "web").is_some());
+    let cm = s.cluster.get("", "configmaps", &s.ns, "settings").unwrap();
+    assert_eq!(cm["metadata"]["labels"]["kf.dev/app-id"], id_a.as_str());
+
+    // B without any id (an app never upgraded) may not take them over either, and is told why.
+    let yaml = read(b_root.join("app.yaml")).replace("id: bbbbbbbb22222222\n", "");
+    write(b_root.join("app.yaml"), &yaml);
+    let run = apply_b(&[]);
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("has no id in app.yaml"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("run `kf upgrade`"), "{}", run.stderr);
+
+    // A still owns and prunes its own.
+    ok(&s.app.root, &["component", "rm", "settings"]);
+    let run = s.apply(&["--prune"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(s.cluster.get("", "configmaps", &s.ns, "settings").is_none());
 }

@@ -47,10 +47,15 @@ fn observed(root: &Path) -> String {
     for (path, bytes) in snapshot(root) {
         let rel = path.strip_prefix(root).unwrap().display().to_string();
         if !rel.split('/').any(|part| part.starts_with(".kf")) {
-            out.push_str(&format!(
-                "--- file {rel}\n{}\n",
-                String::from_utf8_lossy(&bytes)
-            ));
+            // `kf upgrade` records a random app id: two runs differ there alone.
+            let text: Vec<String> = String::from_utf8_lossy(&bytes)
+                .lines()
+                .map(|l| match l.strip_prefix("id: ") {
+                    Some(id) if id.len() == 16 => "id: <random>".to_string(),
+                    _ => l.to_string(),
+                })
+                .collect();
+            out.push_str(&format!("--- file {rel}\n{}\n", text.join("\n")));
         }
     }
     out

@@ -203,6 +203,14 @@ impl App {
         };
         app.check_env_paths()?;
         app.check_k8s_versions()?;
+        if let Some(id) = &app.spec.id
+            && !spec::is_app_id(id)
+        {
+            return Err(AppError::Invalid {
+                path: app.root.join(APP_FILE),
+                message: "`id` is not an app id (8 to 63 lower-case letters and digits); remove it and run `kf upgrade` to record a new one".into(),
+            });
+        }
         Ok(app)
     }
 
@@ -465,7 +473,7 @@ impl App {
     /// the file's shape does not allow an edit in place.
     pub fn spec_text(&self, spec: &AppSpec) -> String {
         let path = self.root.join(APP_FILE);
-        let edited = std::fs::read_to_string(&path).ok().and_then(|text| {
+        let edited = self.read_text(&path).ok().and_then(|text| {
             let old: serde_json::Value = serde_saphyr::from_str(&text).ok()?;
             let new = serde_json::to_value(spec).ok()?;
             yaml_edit::edit(&text, &old, &new)

@@ -25,6 +25,11 @@ pub struct AppSpec {
     pub api_version: String,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub environments: BTreeMap<String, EnvironmentSpec>,
+    /// kf's identity of the app on a cluster (a random name `kf init` and `kf upgrade`
+    /// record): two apps with the same `name` — kfctl named every app `ks_app` — never
+    /// take over or prune each other's objects. ksonnet ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     pub kind: String,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub libraries: BTreeMap<String, Value>,
@@ -126,6 +131,7 @@ impl AppSpec {
         AppSpec {
             api_version: CURRENT_API_VERSION.to_string(),
             environments: BTreeMap::new(),
+            id: Some(new_app_id()),
             kind: APP_KIND.to_string(),
             libraries: BTreeMap::new(),
             name: name.to_string(),
@@ -194,4 +200,27 @@ mod version_tests {
             assert!(!is_k8s_version(bad), "{bad}");
         }
     }
+}
+
+/// A new app id: 16 random hex digits (a valid label value, unlikely ever to repeat).
+pub fn new_app_id() -> String {
+    let mut bytes = [0u8; 8];
+    // Without randomness (never on Unix), the time still tells two apps apart.
+    if crate::signing::random_bytes(&mut bytes).is_err() {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or_default();
+        bytes = (t ^ u64::from(std::process::id())).to_le_bytes();
+    }
+    crate::signing::hex(&bytes)
+}
+
+/// Whether `id` may be an app id: 8 to 63 lower-case letters and digits (it becomes a
+/// label value).
+pub fn is_app_id(id: &str) -> bool {
+    (8..=63).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
 }

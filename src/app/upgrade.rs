@@ -61,6 +61,14 @@ pub fn plan(app: &App) -> Plan {
             }
         }
     }
+    if spec.id.is_none() {
+        let id = spec::new_app_id();
+        changes.push(format!(
+            "app.yaml: id {id} recorded, so that on a cluster this app's objects are told apart from those of any other app named '{}' (commit app.yaml)",
+            spec.name
+        ));
+        spec.id = Some(id);
+    }
     // 0.3.0 keys libraries by `<registry>/<name>`.
     let old: Vec<(String, Value)> = spec
         .libraries

@@ -125,8 +125,9 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
         namespace.as_deref(),
     );
     let app_name = rendered.app.spec.name.clone();
-    let owner = a.cluster.owner(&app_name, &env);
-    let items = kf::cluster::prepare(&rendered.objects, &app_name, &env);
+    let owner = a.cluster.owner(&rendered.app.spec, &env);
+    super::cluster_args::warn_without_app_id(&rendered.app.spec);
+    let items = kf::cluster::prepare(&rendered.objects, &owner, &env);
     let options = ApplyOptions {
         dry_run: dry_run_mode(&a.dry_run),
         force_conflicts: a.force_conflicts,
@@ -135,6 +136,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
         owner: owner.clone(),
         applyset: Some(kf::cluster::applyset::ApplySet::for_env(
             &app_name,
+            owner.app_id.as_deref(),
             &env.name,
             &env.namespace,
         )),

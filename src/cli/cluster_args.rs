@@ -53,8 +53,13 @@ impl ClusterArgs {
         env
     }
 
-    pub fn owner(&self, app: &str, env: &Environment) -> Owner {
-        Owner::new(app, &env.name, self.field_manager.as_deref())
+    pub fn owner(&self, app: &kf::app::AppSpec, env: &Environment) -> Owner {
+        Owner::new(
+            &app.name,
+            app.id.as_deref(),
+            &env.name,
+            self.field_manager.as_deref(),
+        )
     }
 
     /// Connect to the env's cluster; every request from here on counts against --timeout.
@@ -121,4 +126,16 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")
+}
+
+/// An app without an id shares its objects with every other app of its name in the same
+/// namespace (kfctl named them all `ks_app`): say so, and how to fix it, on the verbs that
+/// change the cluster.
+pub fn warn_without_app_id(app: &kf::app::AppSpec) {
+    if app.id.is_none() {
+        eprintln!(
+            "warning: app '{}' has no id in app.yaml, so another app named '{}' applying to the same namespace and environment would take over and prune these objects; run `kf upgrade` and commit app.yaml",
+            app.name, app.name
+        );
+    }
 }

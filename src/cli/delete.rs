@@ -51,8 +51,9 @@ pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
         namespace.as_deref(),
     );
     let app_name = rendered.app.spec.name.clone();
-    let owner = a.cluster.owner(&app_name, &env);
-    let items = kf::cluster::prepare(&rendered.objects, &app_name, &env);
+    let owner = a.cluster.owner(&rendered.app.spec, &env);
+    super::cluster_args::warn_without_app_id(&rendered.app.spec);
+    let items = kf::cluster::prepare(&rendered.objects, &owner, &env);
     let dry_run = dry_run_mode(&a.dry_run);
     let mut failed = 0;
     let mut deleted = 0;
@@ -113,7 +114,12 @@ pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
             }
         }
         // The ApplySet's parent goes last, once its members are gone (only kf's own).
-        let set = kf::cluster::applyset::ApplySet::for_env(&app_name, &env.name, &env.namespace);
+        let set = kf::cluster::applyset::ApplySet::for_env(
+            &app_name,
+            owner.app_id.as_deref(),
+            &env.name,
+            &env.namespace,
+        );
         if failed == 0
             && whole_env
             && let Some(res) = resources.resolve("v1", "Secret")

@@ -266,7 +266,7 @@ fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
     let env = a
         .cluster
         .environment(app.environment(&env_name)?, a.jsonnet.namespace());
-    let owner = a.cluster.owner(&app.spec.name, &env);
+    let owner = a.cluster.owner(&app.spec, &env);
     let objects = a.jsonnet.render(ctx, &app, &env_name)?;
     let selected = a.jsonnet.components().to_vec();
     let components = (!selected.is_empty()).then(|| {
@@ -276,7 +276,7 @@ fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
             .chain(objects.iter().map(|o| o.component.clone()))
             .collect()
     });
-    let items = kf::cluster::prepare(&objects, &app.spec.name, &env);
+    let items = kf::cluster::prepare(&objects, &owner, &env);
     runtime()?.block_on(async {
         let cluster = a.cluster.connect(ctx, &env).await?;
         let resources = Resources::discover(&cluster).await?;

@@ -169,7 +169,8 @@ pub fn run(ctx: &Context_, a: StatusArgs) -> Result<()> {
         rendered.app.environment(&rendered.env)?,
         namespace.as_deref(),
     );
-    let items = kf::cluster::prepare(&rendered.objects, &rendered.app.spec.name, &env);
+    let owner = a.cluster.owner(&rendered.app.spec, &env);
+    let items = kf::cluster::prepare(&rendered.objects, &owner, &env);
     runtime()?.block_on(async {
         let cluster = a.cluster.connect(ctx, &env).await?;
         let resources = Resources::discover(&cluster).await?;

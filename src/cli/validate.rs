@@ -98,13 +98,14 @@ fn server_check(
     use kf::cluster::resources::Resources;
 
     let env = cluster_args.environment(rendered.app.environment(&rendered.env)?, namespace);
-    let items = kf::cluster::prepare(&rendered.objects, &rendered.app.spec.name, &env);
+    let owner = cluster_args.owner(&rendered.app.spec, &env);
+    let items = kf::cluster::prepare(&rendered.objects, &owner, &env);
     let options = ApplyOptions {
         dry_run: DryRun::Server,
         force_conflicts: true,
         concurrency: 8,
         crd_wait: super::apply::crd_wait(cluster_args.timeout),
-        owner: cluster_args.owner(&rendered.app.spec.name, &env),
+        owner,
         // Checking objects, not recording a set.
         applyset: None,
     };

@@ -307,14 +307,22 @@ async fn apply_one(
     // Another kf app's or environment's object under the same name: applying would
     // relabel it ours and a later prune of its owner would lose it. Refused.
     if let Some(live) = &before
-        && let Claim::OtherKf { app, env } = options.owner.claim(live)
         && !options.force_conflicts
     {
-        outcome.result = Err(format!(
-            "it belongs to kf app '{app}', environment '{env}' (its kf.dev labels); refusing to take it over for app '{}', environment '{}'. Rename it, remove it from that environment, or pass --force-conflicts",
-            options.owner.app, options.owner.env
-        ));
-        return outcome;
+        let refused = match options.owner.claim(live) {
+            Claim::OtherKf { app, env } => Some(format!(
+                "it belongs to kf app '{app}', environment '{env}' (its kf.dev labels)"
+            )),
+            Claim::OtherApp { app, id } => Some(options.owner.other_app(&app, &id)),
+            Claim::Ours | Claim::Unlabelled => None,
+        };
+        if let Some(whose) = refused {
+            outcome.result = Err(format!(
+                "{whose}; refusing to take it over for app '{}', environment '{}'. Rename it, remove it from that app, or pass --force-conflicts",
+                options.owner.app, options.owner.env
+            ));
+            return outcome;
+        }
     }
     if options.dry_run == DryRun::Client {
         outcome.result = Ok(if before.is_some() {

@@ -54,16 +54,19 @@ pub fn group_kind(api_version: &str, kind: &str) -> String {
 }
 
 impl ApplySet {
-    /// The set of `app` in `env`, parented in `namespace`: Secret `kf-<app>-<env>` (a
-    /// valid object name, lower case).
-    pub fn for_env(app: &str, env: &str, namespace: &str) -> ApplySet {
-        let name = format!(
+    /// The set of `app` in `env`, parented in `namespace`: Secret `kf-<app>-<env>-<id>`,
+    /// or `kf-<app>-<env>` for an app without an id (a valid object name, lower case).
+    /// Two apps of one name have sets of their own once they have ids.
+    pub fn for_env(app: &str, app_id: Option<&str>, env: &str, namespace: &str) -> ApplySet {
+        let mut name = format!(
             "kf-{}-{}",
             labels::label_value(app),
             labels::label_value(env)
-        )
-        .to_ascii_lowercase()
-        .replace('_', "-");
+        );
+        if let Some(id) = app_id {
+            name = format!("{name}-{}", labels::label_value(id));
+        }
+        let name = name.to_ascii_lowercase().replace('_', "-");
         ApplySet {
             name: name.chars().take(253).collect(),
             namespace: namespace.to_string(),
@@ -133,7 +136,7 @@ mod tests {
 
     #[test]
     fn the_parent_describes_the_set() {
-        let set = ApplySet::for_env("App_1", "prod", "ml");
+        let set = ApplySet::for_env("App_1", None, "prod", "ml");
         assert_eq!(set.name, "kf-app-1-prod");
         let kinds: BTreeSet<String> = [
             group_kind("apps/v1", "Deployment"),

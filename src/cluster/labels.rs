@@ -6,6 +6,8 @@ use serde_json::{Map, Value};
 pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
 pub const APP: &str = "kf.dev/app";
 pub const ENVIRONMENT: &str = "kf.dev/environment";
+/// The app's id (app.yaml `id`), which tells apart two apps of the same name.
+pub const APP_ID: &str = "kf.dev/app-id";
 /// `kf.dev/prune: never` keeps an object from ever being pruned.
 pub const PRUNE: &str = "kf.dev/prune";
 
@@ -47,8 +49,8 @@ pub fn selector(app: &str, env: &str) -> String {
     )
 }
 
-/// Add kf's labels to an object about to be applied.
-pub fn add(obj: &mut Map<String, Value>, app: &str, env: &str) {
+/// Add kf's labels to an object about to be applied (the app id's when the app has one).
+pub fn add(obj: &mut Map<String, Value>, app: &str, app_id: Option<&str>, env: &str) {
     let metadata = obj
         .entry("metadata")
         .or_insert_with(|| Value::Object(Map::new()));
@@ -67,6 +69,9 @@ pub fn add(obj: &mut Map<String, Value>, app: &str, env: &str) {
     labels.insert(MANAGED_BY.into(), "kf".into());
     labels.insert(APP.into(), label_value(app).into());
     labels.insert(ENVIRONMENT.into(), label_value(env).into());
+    if let Some(id) = app_id {
+        labels.insert(APP_ID.into(), label_value(id).into());
+    }
 }
 
 #[cfg(test)]

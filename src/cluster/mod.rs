@@ -42,14 +42,21 @@ pub enum ClusterError {
     Api(String),
 }
 
-/// Rendered objects with kf's labels and the env's ApplySet label, ready to apply.
-pub fn prepare(objects: &[RenderedObject], app: &str, env: &Environment) -> Vec<apply::Item> {
-    let set = applyset::ApplySet::for_env(app, &env.name, &env.namespace).id();
+/// Rendered objects with kf's labels (of `owner`'s app and env) and the env's ApplySet
+/// label, ready to apply.
+pub fn prepare(
+    objects: &[RenderedObject],
+    owner: &ownership::Owner,
+    env: &Environment,
+) -> Vec<apply::Item> {
+    let app = owner.app.as_str();
+    let set =
+        applyset::ApplySet::for_env(app, owner.app_id.as_deref(), &env.name, &env.namespace).id();
     objects
         .iter()
         .map(|o| {
             let mut obj = o.object.clone();
-            labels::add(&mut obj, app, &env.name);
+            labels::add(&mut obj, app, owner.app_id.as_deref(), &env.name);
             if let Some(Value::Object(l)) =
                 obj.get_mut("metadata").and_then(|m| m.get_mut("labels"))
             {

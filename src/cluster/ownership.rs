@@ -18,6 +18,8 @@ use super::labels;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Owner {
     pub app: String,
+    /// The app's id (app.yaml `id`), if it has one.
+    pub app_id: Option<String>,
     pub env: String,
     pub field_manager: String,
 }
@@ -31,6 +33,9 @@ pub enum Claim {
     Unlabelled,
     /// Labelled by kf for another app or environment (label values as found).
     OtherKf { app: String, env: String },
+    /// Labelled for this app's name and environment, but by another app of that name:
+    /// one with another id (or with an id, when this app has none).
+    OtherApp { app: String, id: String },
 }
 
 /// Kubernetes caps `fieldManager` at 128 characters.
@@ -40,7 +45,7 @@ impl Owner {
     /// The owner for `app` and `env`, applying as `field_manager` or, by default,
     /// `kf-<app>-<env>` (label-safe spellings), so two environments' applies of the same
     /// object conflict instead of silently sharing it.
-    pub fn new(app: &str, env: &str, field_manager: Option<&str>) -> Owner {
+    pub fn new(app: &str, app_id: Option<&str>, env: &str, field_manager: Option<&str>) -> Owner {
         let field_manager = match field_manager {
             Some(m) if !m.trim().is_empty() => m.trim().to_string(),
             _ => {
@@ -54,6 +59,7 @@ impl Owner {
         };
         Owner {
             app: app.to_string(),
+            app_id: app_id.map(str::to_string),
             env: env.to_string(),
             field_manager,
         }
@@ -68,12 +74,36 @@ impl Owner {
         let app = l[labels::APP].as_str().unwrap_or_default();
         let env = l[labels::ENVIRONMENT].as_str().unwrap_or_default();
         if app == labels::label_value(&self.app) && env == labels::label_value(&self.env) {
-            Claim::Ours
+            // An object without an id was applied before this app had one (or by a kf
+            // older than ids): it is this app's, and the next apply labels it so.
+            match l[labels::APP_ID].as_str() {
+                Some(id)
+                    if Some(id) != self.app_id.as_deref().map(labels::label_value).as_deref() =>
+                {
+                    Claim::OtherApp {
+                        app: app.to_string(),
+                        id: id.to_string(),
+                    }
+                }
+                _ => Claim::Ours,
+            }
         } else {
             Claim::OtherKf {
                 app: app.to_string(),
                 env: env.to_string(),
             }
+        }
+    }
+
+    /// Why an object of another app of the same name is not this one's.
+    pub fn other_app(&self, app: &str, id: &str) -> String {
+        match &self.app_id {
+            Some(ours) => format!(
+                "it belongs to another kf app named '{app}' (app id {id}; this app's is {ours})"
+            ),
+            None => format!(
+                "it belongs to a kf app named '{app}' with app id {id}, and this app has none (run `kf upgrade` to give it one, or pull the app.yaml that records {id})"
+            ),
         }
     }
 
@@ -103,6 +133,7 @@ impl Owner {
                     self.app, self.env
                 ));
             }
+            Claim::OtherApp { app, id } => return Err(self.other_app(&app, &id)),
         }
         if !self.applied(live) {
             return Err(format!(
@@ -123,7 +154,7 @@ mod tests {
     use serde_json::json;
 
     fn owner() -> Owner {
-        Owner::new("app", "prod", None)
+        Owner::new("app", None, "prod", None)
     }
 
     fn live(labels: Value, manager: &str) -> Value {
@@ -134,9 +165,17 @@ mod tests {
     #[test]
     fn the_default_field_manager_names_app_and_env() {
         assert_eq!(owner().field_manager, "kf-app-prod");
-        assert_eq!(Owner::new("a", "us/west", None).field_manager.len(), 21);
-        assert_eq!(Owner::new("a", "b", Some("ci")).field_manager, "ci");
-        assert!(Owner::new(&"a".repeat(200), "b", None).field_manager.len() <= 128);
+        assert_eq!(
+            Owner::new("a", None, "us/west", None).field_manager.len(),
+            21
+        );
+        assert_eq!(Owner::new("a", None, "b", Some("ci")).field_manager, "ci");
+        assert!(
+            Owner::new(&"a".repeat(200), None, "b", None)
+                .field_manager
+                .len()
+                <= 128
+        );
     }
 
     #[test]
@@ -170,5 +209,33 @@ mod tests {
         let mut no_uid = live(ours, "kf-app-prod");
         no_uid["metadata"].as_object_mut().map(|m| m.remove("uid"));
         assert!(owner().deletable(&no_uid).is_err());
+    }
+
+    #[test]
+    fn two_apps_of_one_name_never_own_each_others_objects() {
+        let labels = |id: Option<&str>| {
+            let mut l = json!({"app.kubernetes.io/managed-by": "kf", "kf.dev/app": "ks_app", "kf.dev/environment": "default"});
+            if let Some(id) = id {
+                l["kf.dev/app-id"] = id.into();
+            }
+            l
+        };
+        let a = Owner::new("ks_app", Some("aaaaaaaa11111111"), "default", None);
+        let b = Owner::new("ks_app", Some("bbbbbbbb22222222"), "default", None);
+        let legacy = Owner::new("ks_app", None, "default", None);
+        let of_a = live(labels(Some("aaaaaaaa11111111")), "kf-ks_app-default");
+        assert_eq!(a.claim(&of_a), Claim::Ours);
+        assert!(a.deletable(&of_a).is_ok());
+        assert!(matches!(b.claim(&of_a), Claim::OtherApp { .. }));
+        assert!(
+            b.deletable(&of_a)
+                .unwrap_err()
+                .contains("another kf app named 'ks_app'")
+        );
+        assert!(legacy.deletable(&of_a).unwrap_err().contains("kf upgrade"));
+        // Objects applied before ids are the app's, whichever id it has now.
+        let old = live(labels(None), "kf-ks_app-default");
+        assert_eq!(a.claim(&old), Claim::Ours);
+        assert_eq!(legacy.claim(&old), Claim::Ours);
     }
 }
