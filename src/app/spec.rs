@@ -174,9 +174,40 @@ pub fn is_k8s_version(v: &str) -> bool {
         })
 }
 
+/// A new app id: 16 random hex digits (a valid label value, unlikely ever to repeat).
+pub fn new_app_id() -> String {
+    let mut bytes = [0u8; 8];
+    // Without randomness (never on Unix), the time still tells two apps apart.
+    if crate::signing::random_bytes(&mut bytes).is_err() {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or_default();
+        bytes = (t ^ u64::from(std::process::id())).to_le_bytes();
+    }
+    crate::signing::hex(&bytes)
+}
+
+/// Whether `id` may be an app id: 8 to 63 lower-case letters and digits (it becomes a
+/// label value).
+pub fn is_app_id(id: &str) -> bool {
+    (8..=63).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+}
+
 #[cfg(test)]
 mod version_tests {
-    use super::is_k8s_version;
+    use super::{is_app_id, is_k8s_version, new_app_id};
+
+    #[test]
+    fn new_app_ids_are_app_ids_and_differ() {
+        let (a, b) = (new_app_id(), new_app_id());
+        assert!(is_app_id(&a) && is_app_id(&b), "{a} {b}");
+        assert_ne!(a, b);
+        assert!(!is_app_id("ks_app") && !is_app_id("ABCDEFGH12") && !is_app_id("short"));
+    }
 
     #[test]
     fn k8s_versions_are_versions_and_never_paths() {
@@ -200,27 +231,4 @@ mod version_tests {
             assert!(!is_k8s_version(bad), "{bad}");
         }
     }
-}
-
-/// A new app id: 16 random hex digits (a valid label value, unlikely ever to repeat).
-pub fn new_app_id() -> String {
-    let mut bytes = [0u8; 8];
-    // Without randomness (never on Unix), the time still tells two apps apart.
-    if crate::signing::random_bytes(&mut bytes).is_err() {
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or_default();
-        bytes = (t ^ u64::from(std::process::id())).to_le_bytes();
-    }
-    crate::signing::hex(&bytes)
-}
-
-/// Whether `id` may be an app id: 8 to 63 lower-case letters and digits (it becomes a
-/// label value).
-pub fn is_app_id(id: &str) -> bool {
-    (8..=63).contains(&id.len())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
 }
