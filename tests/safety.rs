@@ -5,6 +5,7 @@ mod support;
 
 use std::process::{Command, Stdio};
 
+use support::sentinel::Sentinel;
 use support::*;
 
 fn component(app: &TempApp, name: &str, source: &str) {
@@ -211,60 +212,6 @@ fn runaway_evaluation_ends_with_a_clear_error() {
 // ---------------------------------------------------------------------------------------
 // An app folder is untrusted input: every attack below must end with a clear error and
 // leave a sentinel folder beside the app exactly as it was.
-
-/// A folder beside the app holding something precious; kf must never touch it.
-struct Sentinel {
-    dir: std::path::PathBuf,
-    before: Vec<(std::path::PathBuf, Vec<u8>)>,
-    names: Vec<String>,
-}
-
-fn entries(dir: &std::path::Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
-impl Sentinel {
-    fn beside(app: &TempApp) -> Sentinel {
-        let dir = app.root.parent().unwrap().join("outside");
-        write(dir.join("precious/keep.txt"), "precious\n");
-        write(
-            dir.join("kubeconfig"),
-            "apiVersion: v1\nusers:\n- name: u\n  user:\n    token: SECRET-TOKEN-123\n",
-        );
-        let mut s = Sentinel {
-            dir,
-            before: Vec::new(),
-            names: Vec::new(),
-        };
-        s.refresh();
-        s
-    }
-
-    /// Take what is there now as what must stay.
-    fn refresh(&mut self) {
-        self.before = snapshot(&self.dir);
-        self.names = entries(&self.dir);
-    }
-
-    fn assert_unchanged(&self) {
-        assert_eq!(
-            snapshot(&self.dir),
-            self.before,
-            "kf changed a folder outside the app"
-        );
-        assert_eq!(
-            entries(&self.dir),
-            self.names,
-            "kf created something outside the app"
-        );
-    }
-}
 
 fn symlink(target: impl AsRef<std::path::Path>, link: impl AsRef<std::path::Path>) {
     std::os::unix::fs::symlink(target, link).unwrap();

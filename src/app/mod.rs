@@ -547,7 +547,10 @@ fn module_components(module: &Module, out: &mut Vec<Component>) -> Result<(), Ap
             continue;
         };
         let format = *format;
-        if !is_file(&entry) {
+        // A folder of that name is no component. Anything else (a FIFO, a device, a
+        // symlink out of the app) is listed, so that reading it fails with its reason
+        // instead of the component vanishing.
+        if is_dir(&entry) {
             continue;
         }
         let path = entry.path();
@@ -568,14 +571,6 @@ fn is_dir(entry: &fs::DirEntry) -> bool {
     match entry.file_type() {
         Ok(t) if !t.is_symlink() => t.is_dir(),
         _ => entry.path().is_dir(),
-    }
-}
-
-/// Whether a listed entry is a file, as [`is_dir`] for `Path::is_file`.
-fn is_file(entry: &fs::DirEntry) -> bool {
-    match entry.file_type() {
-        Ok(t) if !t.is_symlink() => t.is_file(),
-        _ => entry.path().is_file(),
     }
 }
 

@@ -102,6 +102,12 @@ fn format_component_errors(errors: &[ComponentError]) -> String {
     out
 }
 
+/// Whether an optional file of the app is there, as anything: what is there is read (and
+/// refused if it is not a regular file inside the app); only a missing file is absent.
+fn present(path: &std::path::Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
+}
+
 /// The env's ksonnet-lib (see [`crate::ksonnetlib::lib_dir`]); `None`, with a warning
 /// printed once, when kf's cache cannot be used and the app has none.
 fn library(app: &App, env: &Environment) -> Option<crate::ksonnetlib::LibraryDir> {
@@ -201,7 +207,7 @@ pub fn read_module_params(
     module: &Module,
 ) -> Result<RawParams, RenderError> {
     let path = module.params_path();
-    if !path.is_file() {
+    if !present(&path) {
         return Ok(RawParams::default());
     }
     let file = rel(app, &path);
@@ -369,7 +375,7 @@ fn evaluate_env_params(
     modules: &ModuleParams,
 ) -> Result<Option<Val>, RenderError> {
     let path = env_params_path(app, env);
-    if !path.is_file() {
+    if !present(&path) {
         return Ok(None);
     }
     let names = entries::full_names(modules);
@@ -660,7 +666,7 @@ fn env_main(
 ) -> Result<jrsonnet_evaluator::ObjValue, RenderError> {
     engine.set_ext_val("__ksonnet/components", components.clone());
     let main = app.env_dir(env).join("main.jsonnet");
-    if !main.is_file() {
+    if !present(&main) {
         return match components {
             jrsonnet_evaluator::Val::Obj(o) => Ok(o),
             _ => unreachable!("lazy_object builds an object"),

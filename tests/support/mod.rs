@@ -5,6 +5,7 @@ pub mod apiserver;
 pub mod cluster;
 pub mod objects;
 pub mod proxy;
+pub mod sentinel;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
