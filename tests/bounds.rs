@@ -1,0 +1,183 @@
+//! Everything that can wait has a bound: generating ksonnet-lib from a crafted API spec,
+//! fetching a git registry whose server never answers, reading a folder registry that
+//! holds FIFOs, devices, symlinks and huge files, and the errors of a kubeconfig's exec
+//! credential plugin or an API server that quote a token.
+//!
+//! Every kf here runs under [`kf_bounded`], which kills it and fails the test if it
+//! outlives a generous limit: a regression fails, it never hangs the suite.
+
+mod support;
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use support::*;
+
+/// Far more than any bounded command here takes, even on a loaded CI runner.
+const OUTER_LIMIT: Duration = Duration::from_secs(90);
+
+/// Run kf with `vars` set; kill it and fail the test if it has not ended by `OUTER_LIMIT`.
+fn kf_bounded(dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kf"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("KF_FAULT_POINT")
+        .envs(vars.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the kf binary runs");
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("kf can be waited for") {
+            break status;
+        }
+        if started.elapsed() > OUTER_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("kf {args:?} did not end within {OUTER_LIMIT:?}: it hangs");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let run = Run {
+        status: status.code().unwrap_or(-1),
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    };
+    assert!(
+        !run.stderr.contains("panicked"),
+        "kf panicked: {}",
+        run.stderr
+    );
+    run
+}
+
+/// [`kf_bounded`], requiring exit 1 with an error; returns stderr.
+fn fails_bounded(dir: &Path, args: &[&str]) -> String {
+    let run = kf_bounded(dir, args, &[]);
+    assert_eq!(
+        run.status, 1,
+        "kf {args:?} should fail:\nstdout: {}\nstderr: {}",
+        run.stdout, run.stderr
+    );
+    assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+    run.stderr
+}
+
+// ---------------------------------------------------------------------------------------
+// ksonnet-lib generation from a crafted spec
+
+/// A swagger 2.0 spec with these definitions (and no paths).
+fn swagger(definitions: serde_json::Value) -> String {
+    serde_json::json!({
+        "swagger": "2.0",
+        "info": { "title": "Kubernetes", "version": "v1.10.3" },
+        "paths": {},
+        "definitions": definitions,
+    })
+    .to_string()
+}
+
+fn object_with(properties: &[&str]) -> serde_json::Value {
+    let props: serde_json::Map<String, serde_json::Value> = properties
+        .iter()
+        .map(|p| (p.to_string(), serde_json::json!({ "type": "string" })))
+        .collect();
+    serde_json::json!({ "type": "object", "properties": props })
+}
+
+#[test]
+fn a_spec_whose_names_repeat_io_k8s_generates_a_library_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    // 140 kB of names that each repeat `io.k8s.` 140 times (every offset a place where a
+    // backtracking match could start), all the same kind, plus thousands of kinds of one
+    // name: ksonnet-lib's name patterns, its suffixes for clashing names and its files per
+    // group all have to stay linear.
+    let mut defs = serde_json::Map::new();
+    for i in 0..140 {
+        defs.insert(
+            format!("x{i}.{}api.apps.v1.Deployment", "io.k8s.".repeat(140)),
+            object_with(&["replicas"]),
+        );
+    }
+    for i in 0..3000 {
+        defs.insert(format!("a{i}.io.k8s.api.core.v1.Pod"), object_with(&["x"]));
+        defs.insert(format!("io.k8s.api.g{i}.v1.Kind"), object_with(&["y"]));
+    }
+    defs.insert(
+        format!("{}io.k8s.api.core.v1.Plain", "io.k8s.".repeat(140)),
+        object_with(&["a"]),
+    );
+    let spec = dir.path().join("crafted.json");
+    std::fs::write(&spec, swagger(defs.into())).unwrap();
+    let run = kf_bounded(
+        dir.path(),
+        &[
+            "init",
+            "app",
+            &format!("--api-spec=file:{}", spec.display()),
+        ],
+        &[],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let lib = dir.path().join("app/lib/ksonnet-lib/v1.10.3");
+    let apps = read(lib.join("k8s/apps.v1.libsonnet"));
+    assert!(
+        apps.contains("deployment(__mixin)::") && apps.contains("deployment_140(__mixin)::"),
+        "{}",
+        &apps[..apps.len().min(2000)]
+    );
+    assert!(read(lib.join("k8s/core.v1.libsonnet")).contains("pod_3000(__mixin)::"));
+    assert!(lib.join("k8s/g2999.v1.libsonnet").is_file());
+}
+
+#[test]
+fn names_longer_than_any_kubernetes_name_are_refused_naming_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let repeated = "io.k8s.".repeat(20_000);
+    let long_property = format!("p{}", "x".repeat(5000));
+    for (file, defs, wanted) in [
+        (
+            "long-definition.json",
+            serde_json::json!({ repeated.clone(): { "type": "object" } }),
+            "a definition name of 140000 bytes",
+        ),
+        (
+            "long-property.json",
+            serde_json::json!({ "io.k8s.api.core.v1.Pod": object_with(&[&long_property]) }),
+            "a property name in definition io.k8s.api.core.v1.Pod of 5001 bytes",
+        ),
+    ] {
+        let spec = dir.path().join(file);
+        std::fs::write(&spec, swagger(defs)).unwrap();
+        let err = fails_bounded(
+            dir.path(),
+            &[
+                "init",
+                "app",
+                &format!("--api-spec=file:{}", spec.display()),
+            ],
+        );
+        assert!(
+            err.contains(file) && err.contains(wanted) && err.contains("at most 1024 bytes"),
+            "{err}"
+        );
+        assert!(err.len() < 1000, "the name is not printed whole: {err}");
+        assert!(!dir.path().join("app").exists());
+    }
+}
