@@ -181,3 +181,36 @@ fn names_longer_than_any_kubernetes_name_are_refused_naming_what_is_wrong() {
         assert!(!dir.path().join("app").exists());
     }
 }
+
+#[test]
+fn generating_the_library_counts_against_eval_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    // A plain, large spec: generating from it takes far longer than the watchdog's first
+    // look (100 ms), so with a zero --eval-timeout the watchdog, not the end of the
+    // generation, ends kf.
+    let mut defs = serde_json::Map::new();
+    let props: Vec<String> = (0..40).map(|j| format!("p{j}")).collect();
+    let props: Vec<&str> = props.iter().map(String::as_str).collect();
+    for i in 0..3000 {
+        defs.insert(format!("io.k8s.api.apps.v1.K{i}"), object_with(&props));
+    }
+    let spec = dir.path().join("large.json");
+    std::fs::write(&spec, swagger(defs.into())).unwrap();
+    let err = fails_bounded(
+        dir.path(),
+        &[
+            "init",
+            "app",
+            &format!("--api-spec=file:{}", spec.display()),
+            "--eval-timeout",
+            "0s",
+        ],
+    );
+    assert!(
+        err.contains(
+            "ksonnet-lib generated from the API spec: generation took longer than --eval-timeout 0s"
+        ) && err.contains("raise --eval-timeout"),
+        "{err}"
+    );
+    assert!(!dir.path().join("app").exists());
+}
