@@ -214,3 +214,144 @@ fn generating_the_library_counts_against_eval_timeout() {
     );
     assert!(!dir.path().join("app").exists());
 }
+
+// ---------------------------------------------------------------------------------------
+// folder registries holding what is not a regular file
+
+/// A folder registry `reg` beside the app, with one package `web`.
+fn folder_registry(app: &TempApp) -> std::path::PathBuf {
+    let reg = app.root.parent().unwrap().join("reg");
+    write(
+        reg.join("registry.yaml"),
+        "apiVersion: '0.1'\nkind: ksonnet.io/registry\nlibraries:\n  web:\n    path: web\n    version: master\n",
+    );
+    write(
+        reg.join("web/parts.yaml"),
+        "name: web\napiVersion: 0.0.1\nkind: ksonnet.io/parts\ndescription: A greeting\n",
+    );
+    write(
+        reg.join("web/prototypes/greeter.jsonnet"),
+        "// @apiVersion 0.1\n// @name io.ksonnet.pkg.greeter\n// @description A greeting.\n// @shortDescription A greeting\n// @param name string Name\n{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: params.name } }\n",
+    );
+    reg
+}
+
+fn mkfifo(path: &Path) {
+    if let Some(p) = path.parent() {
+        std::fs::create_dir_all(p).unwrap();
+    }
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+#[test]
+fn a_package_with_a_fifo_a_device_a_symlink_or_a_huge_file_is_refused_naming_it() {
+    let app = new_app();
+    let reg = folder_registry(&app);
+    ok(&app.root, &["registry", "add", "team", "../reg"]);
+    let outside = app.root.parent().unwrap().join("outside");
+    write(outside.join("secret.txt"), "SECRET-TOKEN-123\n");
+    let web = reg.join("web");
+    let huge = || {
+        let f = std::fs::File::create(web.join("data/huge.bin")).unwrap();
+        // Sparse: larger than kf reads, without writing it.
+        f.set_len(64 * 1024 * 1024 + 1).unwrap();
+    };
+    type Plant<'a> = (&'a str, Box<dyn Fn() + 'a>, &'a str);
+    let shapes: Vec<Plant> = vec![
+        (
+            "files/pipe",
+            Box::new(|| mkfifo(&web.join("files/pipe"))),
+            "is a FIFO, not a regular file",
+        ),
+        (
+            "zero",
+            Box::new(|| std::os::unix::fs::symlink("/dev/zero", web.join("zero")).unwrap()),
+            "is a symlink",
+        ),
+        (
+            "lib",
+            Box::new(|| std::os::unix::fs::symlink(&outside, web.join("lib")).unwrap()),
+            "is a symlink",
+        ),
+        (
+            "parts.yaml",
+            Box::new(|| {
+                std::fs::remove_file(web.join("parts.yaml")).unwrap();
+                mkfifo(&web.join("parts.yaml"));
+            }),
+            "is a FIFO",
+        ),
+        (
+            "data/huge.bin",
+            Box::new(|| {
+                std::fs::create_dir_all(web.join("data")).unwrap();
+                huge();
+            }),
+            "is larger than kf reads",
+        ),
+    ];
+    for (planted, plant, wanted) in &shapes {
+        let _ = std::fs::remove_dir_all(&web);
+        folder_registry(&app);
+        plant();
+        let before = snapshot(&app.root);
+        for verb in ["install", "describe"] {
+            let err = fails_bounded(&app.root, &["pkg", verb, "team/web"]);
+            let named = format!("reg/web/{planted}");
+            assert!(
+                err.contains(&named) && err.contains(wanted),
+                "{planted} ({verb}): {err}"
+            );
+            assert!(!err.contains("SECRET-TOKEN"), "{err}");
+        }
+        assert_eq!(snapshot(&app.root), before, "{planted}: nothing written");
+    }
+}
+
+#[test]
+fn a_registry_index_that_is_a_fifo_or_a_symlink_is_refused_without_waiting() {
+    let app = new_app();
+    let reg = folder_registry(&app);
+    ok(&app.root, &["registry", "add", "team", "../reg"]);
+    let index = reg.join("registry.yaml");
+    let text = read(&index);
+    std::fs::remove_file(&index).unwrap();
+    mkfifo(&index);
+    for args in [
+        &["pkg", "list"][..],
+        &["registry", "describe", "team"],
+        &["pkg", "install", "team/web"],
+        &["registry", "add", "again", "../reg"],
+    ] {
+        let err = fails_bounded(&app.root, args);
+        assert!(
+            err.contains("reg/registry.yaml is a FIFO"),
+            "{args:?}: {err}"
+        );
+    }
+    std::fs::remove_file(&index).unwrap();
+    let real = reg.parent().unwrap().join("registry.yaml");
+    write(&real, &text);
+    std::os::unix::fs::symlink(&real, &index).unwrap();
+    let err = fails_bounded(&app.root, &["pkg", "list"]);
+    assert!(err.contains("reg/registry.yaml is a symlink"), "{err}");
+}
+
+#[test]
+fn a_vendored_package_file_that_is_a_fifo_is_refused_without_waiting() {
+    let app = new_app();
+    folder_registry(&app);
+    ok(&app.root, &["registry", "add", "team", "../reg"]);
+    ok(&app.root, &["pkg", "install", "team/web"]);
+    let proto = app.root.join("vendor/team/web/prototypes/greeter.jsonnet");
+    std::fs::remove_file(&proto).unwrap();
+    mkfifo(&proto);
+    for args in [&["prototype", "list"][..], &["pkg", "list", "--installed"]] {
+        let err = fails_bounded(&app.root, args);
+        assert!(
+            err.contains("greeter.jsonnet") && err.contains("is a FIFO"),
+            "{args:?}: {err}"
+        );
+    }
+}

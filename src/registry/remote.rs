@@ -1,6 +1,9 @@
 //! Registries other than the built-in one: a folder on disk, or a git repository fetched
 //! with the `git` command (never a hosting provider's HTTP API, so no rate limits —
 //! ksonnet's #196).
+//!
+//! Every file of a registry is read with [`read_regular`]: no FIFO, device or symlink is
+//! ever opened for reading, and no file is read past a cap.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,6 +12,14 @@ use std::process::Command;
 use serde_json::Value;
 
 use super::{Origin, Package, PackageRef, RegistryError};
+use crate::sandbox::{RENDER_FILE_CAP, ReadError, read_regular, read_regular_text};
+
+/// The largest registry.yaml or parts.yaml kf reads (real ones are a few kB).
+pub const INDEX_FILE_CAP: u64 = 1024 * 1024;
+/// The most a package may hold, all files together, and how many files: a package is
+/// vendored into the app, and read whole into memory first.
+pub const PACKAGE_BYTES_CAP: u64 = 256 * 1024 * 1024;
+pub const PACKAGE_FILES_CAP: usize = 10_000;
 
 /// Where a registry's files come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -211,6 +222,16 @@ fn git(args: &[&str], dir: Option<&Path>) -> Result<(), String> {
     }
 }
 
+/// Check that `root/registry.yaml` is a regular file kf may read; `missing` says what to
+/// do when there is none.
+fn check_registry_index(root: &Path, uri: &str, missing: &str) -> Result<(), RegistryError> {
+    match read_regular(&root.join("registry.yaml"), INDEX_FILE_CAP) {
+        Ok(_) => Ok(()),
+        Err(e) if e.is_not_found() => Err(invalid(uri, missing)),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Fetch a registry. `reference` overrides the source's git ref.
 pub fn fetch(source: &Source, reference: Option<&str>) -> Result<Fetched, RegistryError> {
     match source {
@@ -221,12 +242,11 @@ pub fn fetch(source: &Source, reference: Option<&str>) -> Result<Fetched, Regist
                     "a folder registry has no versions; drop the @ref",
                 ));
             }
-            if !path.join("registry.yaml").is_file() {
-                return Err(invalid(
-                    &path.display().to_string(),
-                    "no registry.yaml there; a registry folder holds registry.yaml and one folder per package",
-                ));
-            }
+            check_registry_index(
+                path,
+                &path.display().to_string(),
+                "no registry.yaml there; a registry folder holds registry.yaml and one folder per package",
+            )?;
             Ok(Fetched {
                 root: path.clone(),
                 version: None,
@@ -284,15 +304,14 @@ pub fn fetch(source: &Source, reference: Option<&str>) -> Result<Fetched, Regist
             } else {
                 dest.join(subdir)
             };
-            if !root.join("registry.yaml").is_file() {
-                return Err(invalid(
-                    url,
-                    format!(
-                        "no registry.yaml in '{}' of the repository",
-                        if subdir.is_empty() { "/" } else { subdir }
-                    ),
-                ));
-            }
+            check_registry_index(
+                &root,
+                url,
+                &format!(
+                    "no registry.yaml in '{}' of the repository",
+                    if subdir.is_empty() { "/" } else { subdir }
+                ),
+            )?;
             let version = Command::new("git")
                 .args(["rev-parse", "HEAD"])
                 .current_dir(&dest)
@@ -312,8 +331,7 @@ pub fn fetch(source: &Source, reference: Option<&str>) -> Result<Fetched, Regist
 /// registry.yaml: package name → folder (relative to the registry root).
 pub fn packages(root: &Path) -> Result<BTreeMap<String, PathBuf>, RegistryError> {
     let path = root.join("registry.yaml");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| invalid(&path.display().to_string(), e.to_string()))?;
+    let text = read_regular_text(&path, INDEX_FILE_CAP)?;
     let doc: Value = serde_saphyr::from_str(&text).map_err(|e| {
         invalid(
             &path.display().to_string(),
@@ -352,7 +370,8 @@ pub fn packages(root: &Path) -> Result<BTreeMap<String, PathBuf>, RegistryError>
 
 /// registry.yaml: package name → the version it lists the package at (`master`).
 pub fn package_versions(root: &Path) -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(root.join("registry.yaml")).unwrap_or_default();
+    // Read once already by `packages`, which said what was wrong with it.
+    let text = read_regular_text(&root.join("registry.yaml"), INDEX_FILE_CAP).unwrap_or_default();
     let doc: Value = serde_saphyr::from_str(&text).unwrap_or(Value::Null);
     doc["libraries"]
         .as_object()
@@ -362,9 +381,13 @@ pub fn package_versions(root: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// Read a package folder (every file, recursively; no symlinks followed out of it).
+/// Read a package folder: every file, recursively (but `.git`), each a regular file. A
+/// symlink, FIFO, socket or device anywhere in it is refused, naming it: a package is
+/// copied into the app, and must not bring the machine's other files with it, nor make
+/// kf wait on a FIFO.
 pub fn read_package(registry: &str, name: &str, dir: &Path) -> Result<Package, RegistryError> {
     let mut files = BTreeMap::new();
+    let mut total = 0u64;
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         let entries =
@@ -375,7 +398,7 @@ pub fn read_package(registry: &str, name: &str, dir: &Path) -> Result<Package, R
                 .file_type()
                 .map_err(|e| invalid(&p.display().to_string(), e.to_string()))?;
             if ft.is_symlink() {
-                continue;
+                return Err(ReadError::Symlink { path: p }.into());
             }
             if ft.is_dir() {
                 if e.file_name() != ".git" {
@@ -389,8 +412,17 @@ pub fn read_package(registry: &str, name: &str, dir: &Path) -> Result<Package, R
                 .to_string_lossy()
                 .replace('\\', "/");
             // Bytes as they are: packages carry images and other binary files.
-            let bytes =
-                std::fs::read(&p).map_err(|e| invalid(&p.display().to_string(), e.to_string()))?;
+            let bytes = read_regular(&p, RENDER_FILE_CAP)?;
+            total += bytes.len() as u64;
+            if total > PACKAGE_BYTES_CAP || files.len() >= PACKAGE_FILES_CAP {
+                return Err(invalid(
+                    &dir.display().to_string(),
+                    format!(
+                        "package '{name}' holds more than kf vendors ({PACKAGE_FILES_CAP} files or {} MiB at most); is it the package's folder?",
+                        PACKAGE_BYTES_CAP / (1024 * 1024)
+                    ),
+                ));
+            }
             files.insert(rel, bytes);
         }
     }
