@@ -8,7 +8,8 @@
 
 mod support;
 
-use std::io::Read;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -213,6 +214,143 @@ fn generating_the_library_counts_against_eval_timeout() {
         "{err}"
     );
     assert!(!dir.path().join("app").exists());
+}
+
+// ---------------------------------------------------------------------------------------
+// git registries whose server never answers
+
+/// How a fake git server on 127.0.0.1 (fails to) answer.
+#[derive(Clone, Copy, Debug)]
+enum Silence {
+    /// Never accepts: connections wait in the listen backlog.
+    NeverAccepts,
+    /// Accepts, reads the request, answers nothing.
+    AcceptsAndSaysNothing,
+    /// Starts an answer (headers promising a body) and stops.
+    StallsMidReply,
+}
+
+/// A server that behaves as `how`, with the URL of a repository on it. `closed` gets one
+/// message for each connection the client closed (read returned 0 or failed): so the
+/// test knows git's helper was killed, not left waiting.
+fn silent_git_server(how: Silence) -> (String, std::sync::mpsc::Receiver<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "http://{}/team/registry.git",
+        listener.local_addr().unwrap()
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        if let Silence::NeverAccepts = how {
+            std::thread::sleep(OUTER_LIMIT * 2);
+            drop(listener);
+            return;
+        }
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let tx = tx.clone();
+            std::thread::spawn(move || hold(&mut stream, how, &tx));
+        }
+    });
+    (url, rx)
+}
+
+fn hold(stream: &mut TcpStream, how: Silence, closed: &std::sync::mpsc::Sender<()>) {
+    let _ = stream.set_read_timeout(Some(OUTER_LIMIT));
+    let mut buf = [0u8; 4096];
+    let mut answered = false;
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                if let (Silence::StallsMidReply, false) = (how, answered) {
+                    answered = true;
+                    let _ = stream.write_all(
+                        b"HTTP/1.1 200 OK\r\nContent-Type: application/x-git-upload-pack-advertisement\r\nContent-Length: 100000\r\n\r\n001e# service=git-upload-pack\n",
+                    );
+                }
+            }
+        }
+    }
+    let _ = closed.send(());
+}
+
+/// An app whose app.yaml names the registry `slow` at `url`.
+fn app_with_git_registry(url: &str) -> TempApp {
+    let app = new_app();
+    let path = app.root.join("app.yaml");
+    let yaml = read(&path);
+    write(
+        &path,
+        &format!("{yaml}registries:\n  slow:\n    protocol: git\n    uri: {url}\n"),
+    );
+    app
+}
+
+#[test]
+fn a_git_registry_that_never_answers_ends_at_timeout_naming_the_url() {
+    for how in [
+        Silence::AcceptsAndSaysNothing,
+        Silence::NeverAccepts,
+        Silence::StallsMidReply,
+    ] {
+        let (url, closed) = silent_git_server(how);
+        let app = app_with_git_registry(&url);
+        let before = snapshot(&app.root);
+        let mut verbs = vec![
+            vec!["pkg", "list", "--timeout", "2s"],
+            vec!["pkg", "install", "slow/web", "--timeout", "1s"],
+        ];
+        if let Silence::AcceptsAndSaysNothing = how {
+            verbs.extend([
+                vec!["pkg", "describe", "slow/web", "--timeout", "1s"],
+                vec!["registry", "describe", "slow", "--timeout", "1s"],
+                vec!["registry", "add", "other", &url, "--timeout", "1s"],
+                vec!["registry", "set", "slow", "--uri", &url, "--timeout", "1s"],
+            ]);
+        }
+        for args in verbs {
+            let err = fails_bounded(&app.root, &args);
+            let timeout = args[args.len() - 1];
+            assert!(
+                err.contains(&format!(
+                    "{url}: git clone did not finish within --timeout {timeout}"
+                )) && err.contains("raise --timeout"),
+                "{how:?} {args:?}: {err}"
+            );
+            if let Silence::AcceptsAndSaysNothing | Silence::StallsMidReply = how {
+                // git's HTTP helper held the connection: it was killed with git.
+                assert!(
+                    closed.recv_timeout(Duration::from_secs(20)).is_ok(),
+                    "{how:?} {args:?}: the connection stayed open after kf ended"
+                );
+            }
+        }
+        assert_eq!(snapshot(&app.root), before, "{how:?}: nothing written");
+    }
+}
+
+#[test]
+fn registry_and_pkg_verbs_take_a_timeout_with_a_default() {
+    let app = new_app();
+    for verb in [
+        &["registry", "add"][..],
+        &["registry", "describe"],
+        &["registry", "set"],
+        &["pkg", "install"],
+        &["pkg", "list"],
+        &["pkg", "describe"],
+    ] {
+        let mut args = verb.to_vec();
+        args.push("--help");
+        let help = kf_bounded(&app.root, &args, &[]).stdout;
+        assert!(
+            help.contains("--timeout <DURATION>") && help.contains("[default: 2m]"),
+            "{verb:?}: {help}"
+        );
+    }
+    let err = fails_bounded(&app.root, &["pkg", "list", "--timeout", "soon"]);
+    assert!(err.contains("'soon' is not a duration"), "{err}");
 }
 
 // ---------------------------------------------------------------------------------------

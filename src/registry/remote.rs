@@ -2,12 +2,15 @@
 //! with the `git` command (never a hosting provider's HTTP API, so no rate limits —
 //! ksonnet's #196).
 //!
-//! Every file of a registry is read with [`read_regular`]: no FIFO, device or symlink is
-//! ever opened for reading, and no file is read past a cap.
+//! Nothing here waits unbounded: every git command runs under the command's `--timeout`
+//! ([`FetchDeadline`]) and is killed with everything it started when that passes, and
+//! every file of a registry is read with [`read_regular`] (no FIFO, device or symlink is
+//! ever opened for reading, and no file is read past a cap).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -20,6 +23,9 @@ pub const INDEX_FILE_CAP: u64 = 1024 * 1024;
 /// vendored into the app, and read whole into memory first.
 pub const PACKAGE_BYTES_CAP: u64 = 256 * 1024 * 1024;
 pub const PACKAGE_FILES_CAP: usize = 10_000;
+/// git's own stall limit on HTTP transfers: slower than 1000 bytes a second for this long
+/// aborts with git's message, before `--timeout` would.
+const GIT_LOW_SPEED_SECS: u64 = 30;
 
 /// Where a registry's files come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -151,6 +157,29 @@ fn git_source(uri: &str) -> Source {
     }
 }
 
+/// How long a command may spend fetching git registries (`--timeout`): one deadline for
+/// every git command it runs, however many registries it fetches.
+#[derive(Debug, Clone, Copy)]
+pub struct FetchDeadline {
+    at: Instant,
+    timeout: Duration,
+}
+
+impl FetchDeadline {
+    /// `timeout` from now.
+    pub fn after(timeout: Duration) -> FetchDeadline {
+        FetchDeadline {
+            at: Instant::now() + timeout,
+            timeout,
+        }
+    }
+
+    /// The time left, `None` once it is spent.
+    fn remaining(&self) -> Option<Duration> {
+        Some(self.at.saturating_duration_since(Instant::now())).filter(|d| !d.is_zero())
+    }
+}
+
 /// A registry's files on disk, for as long as this lives.
 pub struct Fetched {
     pub root: PathBuf,
@@ -206,20 +235,109 @@ fn git_message(stderr: &[u8]) -> String {
     out
 }
 
-fn git(args: &[&str], dir: Option<&Path>) -> Result<(), String> {
+/// Why a git command did not succeed.
+#[derive(Debug)]
+enum GitFailure {
+    /// git ran and failed: the first line of what it said.
+    Failed(String),
+    /// git could not be started.
+    NotRun(std::io::Error),
+    /// The command's `--timeout` passed; git and everything it started were killed.
+    TimedOut { command: String, timeout: Duration },
+}
+
+impl GitFailure {
+    /// The error for `url`; `failed` words git's own failure.
+    fn for_url(self, url: &str, failed: impl FnOnce(String) -> String) -> RegistryError {
+        match self {
+            GitFailure::Failed(message) => invalid(url, failed(message)),
+            GitFailure::NotRun(e) => invalid(
+                url,
+                format!("cannot run git ({e}); install git to use git registries"),
+            ),
+            GitFailure::TimedOut { command, timeout } => invalid(
+                url,
+                format!(
+                    "{command} did not finish within --timeout {}s, and was stopped; check that the URL is right and its server answers, or raise --timeout",
+                    timeout.as_secs_f64()
+                ),
+            ),
+        }
+    }
+}
+
+/// Run git, bounded by `deadline`, and return what it printed on stdout.
+///
+/// git runs in a process group of its own, and the whole group is killed when the
+/// deadline passes: `git clone` over HTTP hands the connection to `git-remote-https`,
+/// which would otherwise go on waiting (and hold git's output pipes open).
+fn git(args: &[&str], dir: Option<&Path>, deadline: &FetchDeadline) -> Result<Vec<u8>, GitFailure> {
+    let timed_out = || GitFailure::TimedOut {
+        command: format!("git {}", args.first().copied().unwrap_or_default()),
+        timeout: deadline.timeout,
+    };
+    let Some(left) = deadline.remaining() else {
+        return Err(timed_out());
+    };
     let mut cmd = Command::new("git");
-    cmd.args(args).env("GIT_TERMINAL_PROMPT", "0");
+    cmd.arg("-c")
+        .arg("http.lowSpeedLimit=1000")
+        .arg("-c")
+        .arg(format!("http.lowSpeedTime={GIT_LOW_SPEED_SECS}"))
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     if let Some(d) = dir {
         cmd.current_dir(d);
     }
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run git ({e}); install git to use git registries"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(git_message(&out.stderr))
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
     }
+    let child = cmd.spawn().map_err(GitFailure::NotRun)?;
+    let pid = child.id();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    let out = match finished.recv_timeout(left) {
+        Ok(out) => out.map_err(GitFailure::NotRun)?,
+        Err(_) => {
+            kill_group(pid);
+            // The group's pipes close as it dies; wait for that (briefly), so that no git
+            // is left writing into the checkout kf is about to remove.
+            let _ = finished.recv_timeout(Duration::from_secs(5));
+            return Err(timed_out());
+        }
+    };
+    if out.status.success() {
+        Ok(out.stdout)
+    } else {
+        Err(GitFailure::Failed(git_message(&out.stderr)))
+    }
+}
+
+/// SIGKILL the process group `pid` leads (git and every helper it started).
+#[cfg(unix)]
+fn kill_group(pid: u32) {
+    if let Ok(pgid) = libc::pid_t::try_from(pid) {
+        // SAFETY: killpg has no memory preconditions. The group is git's own (made with
+        // process_group(0)): its leader was not reaped when the deadline passed (the
+        // waiting thread had not sent), and a pid is not handed out again that soon.
+        unsafe {
+            libc::killpg(pgid, libc::SIGKILL);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn kill_group(pid: u32) {
+    let _ = Command::new("taskkill")
+        .args(["/F", "/T", "/PID", &pid.to_string()])
+        .status();
 }
 
 /// Check that `root/registry.yaml` is a regular file kf may read; `missing` says what to
@@ -232,8 +350,12 @@ fn check_registry_index(root: &Path, uri: &str, missing: &str) -> Result<(), Reg
     }
 }
 
-/// Fetch a registry. `reference` overrides the source's git ref.
-pub fn fetch(source: &Source, reference: Option<&str>) -> Result<Fetched, RegistryError> {
+/// Fetch a registry, within `deadline`. `reference` overrides the source's git ref.
+pub fn fetch(
+    source: &Source,
+    reference: Option<&str>,
+    deadline: &FetchDeadline,
+) -> Result<Fetched, RegistryError> {
     match source {
         Source::Fs(path) => {
             if reference.is_some() {
@@ -268,6 +390,7 @@ pub fn fetch(source: &Source, reference: Option<&str>) -> Result<Fetched, Regist
             if let Some(r) = wanted {
                 check_ref(r)?;
             }
+            let clone_failed = |e| format!("git clone failed: {e}");
             // `--` ends git's options: a URL or folder starting with '-' is not one.
             let shallow = match wanted {
                 Some(r) => git(
@@ -282,22 +405,31 @@ pub fn fetch(source: &Source, reference: Option<&str>) -> Result<Fetched, Regist
                         &dest_s,
                     ],
                     None,
+                    deadline,
                 ),
                 None => git(
                     &["clone", "--quiet", "--depth", "1", "--", url, &dest_s],
                     None,
+                    deadline,
                 ),
             };
-            if let Err(first) = shallow {
+            match (shallow, wanted) {
+                (Ok(_), _) => {}
                 // A commit id cannot be cloned by name: clone everything, then check it out.
-                let Some(r) = wanted else {
-                    return Err(invalid(url, format!("git clone failed: {first}")));
-                };
-                let _ = std::fs::remove_dir_all(&dest);
-                git(&["clone", "--quiet", "--", url, &dest_s], None)
-                    .map_err(|e| invalid(url, format!("git clone failed: {e}")))?;
-                git(&["checkout", "--quiet", "--detach", r, "--"], Some(&dest))
-                    .map_err(|e| invalid(url, format!("no ref '{r}' in the repository: {e}")))?;
+                (Err(GitFailure::Failed(_)), Some(r)) => {
+                    let _ = std::fs::remove_dir_all(&dest);
+                    git(&["clone", "--quiet", "--", url, &dest_s], None, deadline)
+                        .map_err(|e| e.for_url(url, clone_failed))?;
+                    git(
+                        &["checkout", "--quiet", "--detach", r, "--"],
+                        Some(&dest),
+                        deadline,
+                    )
+                    .map_err(|e| {
+                        e.for_url(url, |m| format!("no ref '{r}' in the repository: {m}"))
+                    })?;
+                }
+                (Err(e), _) => return Err(e.for_url(url, clone_failed)),
             }
             let root = if subdir.is_empty() {
                 dest.clone()
@@ -312,13 +444,12 @@ pub fn fetch(source: &Source, reference: Option<&str>) -> Result<Fetched, Regist
                     if subdir.is_empty() { "/" } else { subdir }
                 ),
             )?;
-            let version = Command::new("git")
-                .args(["rev-parse", "HEAD"])
-                .current_dir(&dest)
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+            let version = match git(&["rev-parse", "HEAD"], Some(&dest), deadline) {
+                Ok(out) => Some(String::from_utf8_lossy(&out).trim().to_string()),
+                // A checkout without a HEAD commit records no version, as before.
+                Err(GitFailure::Failed(_)) => None,
+                Err(e) => return Err(e.for_url(url, |m| m)),
+            };
             Ok(Fetched {
                 root,
                 version,
