@@ -493,3 +493,212 @@ fn a_vendored_package_file_that_is_a_fifo_is_refused_without_waiting() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// credentials in cluster errors
+
+const TOKEN: &str = "SECRET-TOKEN-123";
+
+/// A kubeconfig for `server` whose user runs `plugin` (a shell script body) for its
+/// credential, with `interactive_mode`.
+fn exec_kubeconfig(dir: &Path, server: &str, plugin: &str, interactive_mode: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("credential-plugin.sh");
+    std::fs::write(&script, format!("#!/bin/sh\n{plugin}\n")).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = dir.join("kubeconfig");
+    std::fs::write(
+        &path,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: c\n  cluster:\n    server: {server}\ncontexts:\n- name: c\n  context:\n    cluster: c\n    user: u\nusers:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: {}\n      interactiveMode: {interactive_mode}\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+/// An env `default` at a server on a port nobody listens on.
+fn app_for_unreachable_cluster() -> (TempApp, String) {
+    let app = new_app();
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let server = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    ok(&app.root, &["env", "set", "default", "--server", &server]);
+    (app, server)
+}
+
+#[test]
+fn an_exec_plugins_output_is_never_quoted_in_an_error() {
+    let (app, server) = app_for_unreachable_cluster();
+    let dir = tempfile::tempdir().unwrap();
+    for (plugin, mode, wanted) in [
+        (
+            format!(r#"printf '%s' '{{"kind":"ExecCredential","status":{{"token":"{TOKEN}"'"#),
+            "IfAvailable",
+            "not an ExecCredential",
+        ),
+        (
+            format!(
+                "echo 'apiVersion: v1'; echo 'token: {TOKEN}'; echo 'Bearer {TOKEN}' >&2; exit 3"
+            ),
+            "Never",
+            "plugin failed (exit status: 3)",
+        ),
+        (
+            format!(
+                r#"printf '%s' '{{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1beta1","token":"{TOKEN}"}}'"#
+            ),
+            "IfAvailable",
+            "without a status",
+        ),
+    ] {
+        let kubeconfig = exec_kubeconfig(dir.path(), &server, &plugin, mode);
+        for verb in [
+            &["apply", "--env", "default"][..],
+            &["diff", "--env", "default"],
+            &["status", "default"],
+        ] {
+            let mut args = verb.to_vec();
+            args.extend(["--kubeconfig", &kubeconfig, "--timeout", "5s"]);
+            let run = kf_bounded(&app.root, &args, &[]);
+            // diff's errors exit 2, as kubectl diff's do.
+            assert!(
+                run.status == 1 || run.status == 2,
+                "{args:?}: {}",
+                run.stderr
+            );
+            let err = run.stderr;
+            assert!(!err.contains(TOKEN), "{verb:?} with {plugin}: {err}");
+            assert!(
+                err.contains(wanted) && err.contains("run the plugin by hand"),
+                "{verb:?} with {plugin}: {err}"
+            );
+        }
+    }
+}
+
+/// A server on 127.0.0.1 that answers every request with `status` and `body`.
+fn echoing_server(status: &str, body: &'static str) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let status = status.to_string();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let status = status.clone();
+            std::thread::spawn(move || {
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+                let mut request = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    url
+}
+
+#[test]
+fn a_server_reply_that_echoes_a_token_is_quoted_masked() {
+    let app = new_app();
+    let dir = tempfile::tempdir().unwrap();
+    for (status, body) in [
+        (
+            "401 Unauthorized",
+            "rejected Authorization: Bearer SECRET-TOKEN-123 for user kf",
+        ),
+        (
+            "403 Forbidden",
+            "{\"kind\":\"Status\",\"code\":403,\"message\":\"token \\\"SECRET-TOKEN-123\\\" is not allowed\\nsee token: SECRET-TOKEN-123\"}",
+        ),
+    ] {
+        let server = echoing_server(status, body);
+        ok(&app.root, &["env", "set", "default", "--server", &server]);
+        let kubeconfig = dir.path().join("kubeconfig");
+        std::fs::write(
+            &kubeconfig,
+            format!(
+                "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: c\n  cluster:\n    server: {server}\ncontexts:\n- name: c\n  context:\n    cluster: c\n    user: u\nusers:\n- name: u\n  user:\n    token: {TOKEN}\n"
+            ),
+        )
+        .unwrap();
+        let run = kf_bounded(
+            &app.root,
+            &[
+                "apply",
+                "--env",
+                "default",
+                "--kubeconfig",
+                kubeconfig.to_str().unwrap(),
+                "--timeout",
+                "5s",
+            ],
+            &[],
+        );
+        assert_eq!(run.status, 1, "{status}: {}", run.stderr);
+        let err = run.stderr;
+        assert!(!err.contains(TOKEN), "{status}: {err}");
+        assert!(
+            err.contains("***"),
+            "{status}: the reply is quoted, masked: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_proxy_page_that_echoes_a_token_is_quoted_masked() {
+    let app = new_app();
+    let fake = support::apiserver::ApiServer::start();
+    ok(&app.root, &["env", "set", "default", "--server", &fake.url]);
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "configMap",
+            "settings",
+            "--data",
+            r#"{"a":"b"}"#,
+        ],
+    );
+    fake.inject(support::apiserver::Fault {
+        method: Some(hyper::Method::PATCH),
+        path: "/configmaps/settings".into(),
+        body: Some(format!(
+            "<html><body>Proxy error. Your request: Authorization: Bearer {TOKEN}</body></html>"
+        )),
+        times: 1,
+        ..Default::default()
+    });
+    let kubeconfig = fake.kubeconfig(app.root.parent().unwrap());
+    let run = kf_bounded(
+        &app.root,
+        &[
+            "apply",
+            "--env",
+            "default",
+            "--kubeconfig",
+            kubeconfig.to_str().unwrap(),
+            "--timeout",
+            "10s",
+        ],
+        &[],
+    );
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("not a JSON object")
+            && run.stderr.contains("Authorization: Bearer ***"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains(TOKEN), "{}", run.stderr);
+}
