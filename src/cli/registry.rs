@@ -1,9 +1,28 @@
+use std::time::Duration;
+
 use anyhow::Result;
 use clap::{Args, Subcommand};
 
 use kf::registry::manage::{self, InstallOptions};
+use kf::registry::remote::FetchDeadline;
 
+use super::cluster_args::parse_duration;
 use super::{Context_, table};
+
+/// The time limit of the verbs that fetch registries.
+#[derive(Args)]
+pub struct FetchArgs {
+    /// The whole command's time limit for fetching git registries (every clone and
+    /// checkout): 30s, 5m, 1h…
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
+    timeout: Duration,
+}
+
+impl FetchArgs {
+    fn deadline(&self) -> FetchDeadline {
+        FetchDeadline::after(self.timeout)
+    }
+}
 
 /// Registries: where packages of prototypes and libraries come from.
 #[derive(Subcommand)]
@@ -21,6 +40,8 @@ pub enum RegistryCommand {
         /// Record it in app.override.yaml (local, not committed).
         #[arg(short = 'o', long = "override")]
         r#override: bool,
+        #[command(flatten)]
+        fetch: FetchArgs,
     },
     /// List the registries (the built-in `kubeflow` is always there).
     #[command(
@@ -37,6 +58,8 @@ pub enum RegistryCommand {
     Describe {
         /// The registry to show.
         name: String,
+        #[command(flatten)]
+        fetch: FetchArgs,
     },
     /// Point a registry at another URI.
     #[command(
@@ -48,6 +71,8 @@ pub enum RegistryCommand {
         /// Its new location: a folder or a git repository.
         #[arg(long)]
         uri: String,
+        #[command(flatten)]
+        fetch: FetchArgs,
     },
     /// Remove a registry (installed packages stay vendored).
     #[command(
@@ -80,12 +105,16 @@ pub enum PkgCommand {
         /// Output format: table, wide, json or yaml.
         #[arg(short = 'o', long, default_value = "table", value_parser = table::LIST_OUTPUTS)]
         output: String,
+        #[command(flatten)]
+        fetch: FetchArgs,
     },
     /// Show a package: description and prototypes.
     #[command(after_help = "Example:\n  kf pkg describe kubeflow/tf-serving")]
     Describe {
         /// The package, as <registry>/<package>.
         package: String,
+        #[command(flatten)]
+        fetch: FetchArgs,
     },
     /// Remove an installed package and its app.yaml entries.
     #[command(
@@ -111,6 +140,8 @@ pub struct InstallArgs {
     /// Replace an installed copy.
     #[arg(long)]
     force: bool,
+    #[command(flatten)]
+    fetch: FetchArgs,
 }
 
 pub fn run_registry(ctx: &Context_, cmd: RegistryCommand) -> Result<()> {
@@ -124,8 +155,9 @@ pub fn run_registry(ctx: &Context_, cmd: RegistryCommand) -> Result<()> {
             name,
             uri,
             r#override,
+            fetch,
         } => {
-            let r = manage::add(&app, &name, &uri, &ctx.cwd, r#override)?;
+            let r = manage::add(&app, &name, &uri, &ctx.cwd, r#override, &fetch.deadline())?;
             println!("Added registry '{}' ({} {})", r.name, r.protocol, r.uri);
         }
         RegistryCommand::List { output } => {
@@ -152,8 +184,8 @@ pub fn run_registry(ctx: &Context_, cmd: RegistryCommand) -> Result<()> {
                 &output,
             );
         }
-        RegistryCommand::Describe { name } => {
-            let opened = manage::open(&app, &name, None)?;
+        RegistryCommand::Describe { name, fetch } => {
+            let opened = manage::open(&app, &name, None, &fetch.deadline())?;
             println!(
                 "REGISTRY NAME:\n{}\n\nURI:\n{}\n\nPROTOCOL:\n{}\n\nPACKAGES:",
                 name, opened.registry.uri, opened.registry.protocol
@@ -162,8 +194,8 @@ pub fn run_registry(ctx: &Context_, cmd: RegistryCommand) -> Result<()> {
                 println!("  {p}");
             }
         }
-        RegistryCommand::Set { name, uri } => {
-            manage::set_uri(&app, &name, &uri, &ctx.cwd)?;
+        RegistryCommand::Set { name, uri, fetch } => {
+            manage::set_uri(&app, &name, &uri, &ctx.cwd, &fetch.deadline())?;
             println!("Registry '{name}' now points at {uri}");
         }
         RegistryCommand::Rm { name } => {
@@ -187,11 +219,16 @@ pub fn run_pkg(ctx: &Context_, cmd: PkgCommand) -> Result<()> {
                     env: a.env,
                     force: a.force,
                 },
+                &a.fetch.deadline(),
             )?;
             println!("Installed {id} into vendor/{id}");
         }
-        PkgCommand::List { installed, output } => {
-            let rows = package_rows(&app, installed)?;
+        PkgCommand::List {
+            installed,
+            output,
+            fetch,
+        } => {
+            let rows = package_rows(&app, installed, &fetch.deadline())?;
             table::print(
                 "packages",
                 &["REGISTRY", "NAME", "VERSION", "INSTALLED", "ENVIRONMENTS"],
@@ -199,9 +236,9 @@ pub fn run_pkg(ctx: &Context_, cmd: PkgCommand) -> Result<()> {
                 &output,
             );
         }
-        PkgCommand::Describe { package } => {
+        PkgCommand::Describe { package, fetch } => {
             let (reg, name, reference) = manage::parse_package_ref(&package)?;
-            let opened = manage::open(&app, &reg, reference.as_deref())?;
+            let opened = manage::open(&app, &reg, reference.as_deref(), &fetch.deadline())?;
             let pkg = opened.package(&name)?;
             println!(
                 "LIBRARY NAME:\n{name}\n\nDESCRIPTION:\n{}\n\nPROTOTYPES:",
@@ -223,7 +260,11 @@ pub fn run_pkg(ctx: &Context_, cmd: PkgCommand) -> Result<()> {
 /// registries' indexes (at the version they list) and from app.yaml's libraries (at the
 /// version installed, `*`, with the environments of an env-scoped install). An installed
 /// package at another version than its registry lists shows as two rows.
-fn package_rows(app: &kf::app::App, installed_only: bool) -> Result<Vec<Vec<String>>> {
+fn package_rows(
+    app: &kf::app::App,
+    installed_only: bool,
+    deadline: &FetchDeadline,
+) -> Result<Vec<Vec<String>>> {
     use std::collections::BTreeMap;
     // (registry, name, version) → environments, when installed.
     let mut rows: BTreeMap<(String, String, String), Option<Vec<String>>> = BTreeMap::new();
@@ -260,7 +301,7 @@ fn package_rows(app: &kf::app::App, installed_only: bool) -> Result<Vec<Vec<Stri
     }
     if !installed_only {
         for r in manage::registries(app) {
-            let opened = manage::open(app, &r.name, None)?;
+            let opened = manage::open(app, &r.name, None, deadline)?;
             for n in opened.names() {
                 let version = opened.listed_version(n).unwrap_or_default();
                 rows.entry((r.name.clone(), n.clone(), version))

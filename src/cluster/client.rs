@@ -15,6 +15,7 @@ use http::{Method, Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::Value;
 
+use super::redact::{kube_error, redact, root_cause, server_message};
 use super::select::Endpoint;
 
 /// The longest kf waits on a server's Retry-After.
@@ -75,7 +76,12 @@ pub enum Failure {
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Failure::Status(r) => write!(f, "{} ({})", r.message(), r.status.as_u16()),
+            Failure::Status(r) => write!(
+                f,
+                "{} ({})",
+                server_message(&r.message()),
+                r.status.as_u16()
+            ),
             Failure::Transport(e) | Failure::BadReply(e) | Failure::Deadline(e) => {
                 write!(f, "{e}")
             }
@@ -105,10 +111,11 @@ fn retryable(a: &Attempt) -> bool {
     }
 }
 
-/// The first bytes of a body, printable, for an error message.
+/// The first bytes of a body, printable and [`redact`]ed (a proxy's error page may echo
+/// the request's Authorization header), for an error message.
 fn snippet(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
-    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let one_line = redact(&text.split_whitespace().collect::<Vec<_>>().join(" "));
     let mut s: String = one_line.chars().take(80).collect();
     if one_line.chars().count() > 80 {
         s.push('…');
@@ -241,7 +248,12 @@ impl Cluster {
             .into_body()
             .collect()
             .await
-            .map_err(|e| transport(format!("{method} {path}: reading the reply: {e}")))?
+            .map_err(|e| {
+                transport(format!(
+                    "{method} {path}: reading the reply: {}",
+                    redact(&e.to_string())
+                ))
+            })?
             .to_bytes();
         let parsed = serde_json::from_slice::<Value>(&bytes);
         if status.is_success() {
@@ -344,7 +356,7 @@ impl Cluster {
                 }
                 // A reply kube could not read: asking again gets the same.
                 Ok(Err(e)) => Err(Attempt {
-                    failure: Failure::BadReply(format!("{what}: {e}")),
+                    failure: Failure::BadReply(format!("{what}: {}", kube_error(&e))),
                     retry_after: None,
                 }),
                 Err(_) => Err(Attempt {
@@ -425,16 +437,6 @@ impl Cluster {
     pub async fn get(&self, path: &str) -> Result<Reply, Failure> {
         self.request(Method::GET, path, None, Vec::new()).await
     }
-}
-
-/// The innermost error of a chain (hyper's "client error (Connect)" says nothing; the
-/// io::Error under it does), or the error itself.
-fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut last = e;
-    while let Some(next) = last.source() {
-        last = next;
-    }
-    last.to_string()
 }
 
 /// `1.5s`, `30s`, `5m`, `250ms`: a duration for messages.

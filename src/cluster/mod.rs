@@ -9,6 +9,7 @@ pub mod diff;
 pub mod labels;
 pub mod ownership;
 pub mod prune;
+pub mod redact;
 pub mod resources;
 pub mod select;
 pub mod status;

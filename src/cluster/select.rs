@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use super::ClusterError;
+use super::redact::{kube_error, redact};
 use crate::app::Environment;
 
 /// Where to connect, as the user asked on the command line.
@@ -144,8 +145,9 @@ fn trim_token_file(config: &mut kube::Config) -> Result<(), ClusterError> {
     // AuthInfo's token is a secret type kf has no other use for; build it the way a
     // kubeconfig would spell it.
     let parsed: kube::config::AuthInfo =
-        serde_json::from_value(serde_json::json!({ "token": token.trim() }))
-            .map_err(|e| ClusterError::Config(format!("token file {file}: {e}")))?;
+        serde_json::from_value(serde_json::json!({ "token": token.trim() })).map_err(|e| {
+            ClusterError::Config(format!("token file {file}: {}", redact(&e.to_string())))
+        })?;
     config.auth_info.token = parsed.token;
     config.auth_info.token_file = None;
     Ok(())
@@ -168,7 +170,8 @@ fn in_cluster(env: &Environment) -> Result<Option<kube::Config>, ClusterError> {
     }
     let config = kube::Config::incluster().map_err(|e| {
         ClusterError::Config(format!(
-            "no kubeconfig, and the in-cluster config (KUBERNETES_SERVICE_HOST and the service account token) cannot be used: {e}; pass --kubeconfig"
+            "no kubeconfig, and the in-cluster config (KUBERNETES_SERVICE_HOST and the service account token) cannot be used: {}; pass --kubeconfig",
+            kube_error(&e)
         ))
     })?;
     let url = config.cluster_url.to_string();
@@ -207,7 +210,7 @@ pub async fn connect(
         trim_token_file(&mut config)?;
         let endpoint = Endpoint::of(&config, "in-cluster");
         let client = kube::Client::try_from(config)
-            .map_err(|e| ClusterError::Config(format!("in-cluster config: {e}")))?;
+            .map_err(|e| ClusterError::Config(format!("in-cluster config: {}", kube_error(&e))))?;
         return Ok((client, endpoint));
     }
     let kc = match &options.kubeconfig {
@@ -215,13 +218,13 @@ pub async fn connect(
             ClusterError::Config(format!(
                 "cannot read kubeconfig {}: {}",
                 path.display(),
-                crate::app::error_summary(&e.to_string())
+                redact(&e.to_string())
             ))
         })?,
         None => Kubeconfig::read().map_err(|e| {
             ClusterError::Config(format!(
                 "cannot read a kubeconfig (KUBECONFIG or ~/.kube/config): {}; pass --kubeconfig",
-                crate::app::error_summary(&e.to_string())
+                redact(&e.to_string())
             ))
         })?,
     };
@@ -235,12 +238,12 @@ pub async fn connect(
         },
     )
     .await
-    .map_err(|e| ClusterError::Config(format!("context '{context}': {e}")))?;
+    .map_err(|e| ClusterError::Config(format!("context '{context}': {}", kube_error(&e))))?;
     tune(&mut config, request_timeout);
     trim_token_file(&mut config)?;
     let endpoint = Endpoint::of(&config, &context);
     let client = kube::Client::try_from(config)
-        .map_err(|e| ClusterError::Config(format!("context '{context}': {e}")))?;
+        .map_err(|e| ClusterError::Config(format!("context '{context}': {}", kube_error(&e))))?;
     Ok((client, endpoint))
 }
 

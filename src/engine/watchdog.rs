@@ -1,5 +1,6 @@
-//! `--eval-timeout`: a wall-clock limit for one Jsonnet evaluation, and the name of what
-//! is being evaluated for the errors of the limits that stop the process.
+//! `--eval-timeout`: a wall-clock limit for one Jsonnet evaluation (or one generation of
+//! ksonnet-lib from an API spec, which is input as untrusted as Jsonnet), and the name of
+//! what is being evaluated for the errors of the limits that stop the process.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,6 +11,8 @@ static EVALUATING_SINCE: AtomicU64 = AtomicU64::new(0);
 static EPOCH: Mutex<Option<Instant>> = Mutex::new(None);
 /// What is being evaluated, for the timeout message.
 static SUBJECT: Mutex<String> = Mutex::new(String::new());
+/// What the timeout message says ran too long and what to look at.
+static WORK: Mutex<Work> = Mutex::new(Work::Jsonnet);
 static TIMEOUT: Mutex<Option<Duration>> = Mutex::new(None);
 
 fn now_ms() -> u64 {
@@ -48,8 +51,12 @@ pub fn start(timeout: Duration) {
                     .lock()
                     .map(|s| s.clone())
                     .unwrap_or_else(|e| e.into_inner().clone());
+                let (what, advice) = WORK
+                    .lock()
+                    .map(|w| w.words())
+                    .unwrap_or_else(|e| e.into_inner().words());
                 eprintln!(
-                    "error: {subject}: evaluation took longer than --eval-timeout {}s; look for runaway recursion or huge comprehensions, or raise --eval-timeout",
+                    "error: {subject}: {what} took longer than --eval-timeout {}s; {advice}, or raise --eval-timeout",
                     limit.as_secs_f64()
                 );
                 std::process::exit(1);
@@ -66,6 +73,30 @@ pub fn current_subject() -> String {
     }
 }
 
+/// What runs under the watchdog.
+#[derive(Debug, Clone, Copy)]
+enum Work {
+    Jsonnet,
+    /// ksonnet-lib generated from an API spec.
+    Generation,
+}
+
+impl Work {
+    /// What ran too long, and what to look at.
+    fn words(self) -> (&'static str, &'static str) {
+        match self {
+            Work::Jsonnet => (
+                "evaluation",
+                "look for runaway recursion or huge comprehensions",
+            ),
+            Work::Generation => (
+                "generation",
+                "check that the file is a Kubernetes swagger.json as an API server serves it",
+            ),
+        }
+    }
+}
+
 /// Marks an evaluation as running (for the watchdog) while it lives.
 pub struct Evaluating {
     outer: bool,
@@ -73,10 +104,23 @@ pub struct Evaluating {
 
 impl Evaluating {
     pub fn start(subject: impl FnOnce() -> String) -> Evaluating {
+        Evaluating::mark(Work::Jsonnet, subject)
+    }
+
+    /// Marks the generation of ksonnet-lib from an API spec (`subject` names the spec),
+    /// which counts against `--eval-timeout` as an evaluation does.
+    pub fn generating(subject: impl FnOnce() -> String) -> Evaluating {
+        Evaluating::mark(Work::Generation, subject)
+    }
+
+    fn mark(work: Work, subject: impl FnOnce() -> String) -> Evaluating {
         let outer = EVALUATING_SINCE.load(Ordering::SeqCst) == 0;
         if outer {
             if let Ok(mut s) = SUBJECT.lock() {
                 *s = subject();
+            }
+            if let Ok(mut w) = WORK.lock() {
+                *w = work;
             }
             EVALUATING_SINCE.store(now_ms(), Ordering::SeqCst);
         }

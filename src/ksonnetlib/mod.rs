@@ -56,6 +56,9 @@ pub(crate) use crate::signing::hex;
 
 /// Generate the library from a parsed spec (`bytes`, when given, are its file's bytes).
 pub fn generate_from(spec: &Value, bytes: Option<&[u8]>) -> Result<Generated, String> {
+    let _generating = crate::engine::watchdog::Evaluating::generating(|| {
+        "ksonnet-lib generated from the API spec".to_string()
+    });
     let api = model::ApiSpec::from_swagger(spec)?;
     Ok(Generated {
         files: printer::print(&api, &checksum(spec, bytes)),

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::names::{Description, parse_description};
+use super::names::{Description, MAX_NAME_LEN, parse_description};
 
 /// Recursive types ksonnet-lib treats as a plain object instead of nesting them.
 const JSON_SCHEMA_PROPS: &str =
@@ -110,9 +110,10 @@ impl ApiSpec {
             .ok_or("the spec has no info.version: is it a Kubernetes swagger 2.0 spec?")?;
         let kubernetes_version = semver_of(version)
             .ok_or_else(|| format!("the spec's info.version {version:?} is not a version"))?;
-        let components = components(spec);
+        let components = components(spec)?;
         let mut definitions = BTreeMap::new();
         for (id, schema) in raw_defs {
+            check_name("definition name", id)?;
             // Since 1.7, the io.k8s.kubernetes.pkg.api names are old aliases.
             if id.starts_with("io.k8s.kubernetes.pkg.api") {
                 continue;
@@ -125,7 +126,7 @@ impl ApiSpec {
                 Definition {
                     id: id.clone(),
                     desc,
-                    properties: properties(raw_defs, schema),
+                    properties: properties(raw_defs, id, schema)?,
                     component: components.get(id).cloned(),
                 },
             );
@@ -151,38 +152,49 @@ impl ApiSpec {
     /// Top-level kinds whose objects hold `target` somewhere below them (`List` kinds
     /// excepted): the kinds k.libsonnet gives `mapContainers`.
     pub fn kinds_containing(&self, target: &str) -> Vec<&Definition> {
+        let holders = self.holders_of(target);
         self.definitions
             .values()
             .filter(|d| d.component.is_some() && !d.kind().ends_with("List"))
-            .filter(|d| self.descends_to(d, target, &mut BTreeSet::new()))
+            .filter(|d| holders.contains(d.id.as_str()))
             .collect()
     }
 
-    fn descends_to<'a>(
-        &'a self,
-        def: &'a Definition,
-        target: &str,
-        seen: &mut BTreeSet<&'a str>,
-    ) -> bool {
-        for p in &def.properties {
-            let r = match &p.kind {
-                PropertyKind::Reference(r) => Some(r),
-                PropertyKind::Literal(_) => p.type_ref.as_ref(),
-            };
-            let Some(r) = r else { continue };
-            if r == target {
-                return true;
-            }
-            if r == JSON_SCHEMA_PROPS || !seen.insert(r.as_str()) {
-                continue;
-            }
-            if let Some(next) = self.definitions.get(r)
-                && self.descends_to(next, target, seen)
-            {
-                return true;
+    /// Every definition from which a chain of references (nested objects, `xType` links)
+    /// reaches `target`, never through JSONSchemaProps, which ksonnet-lib does not descend
+    /// into. Found backwards from `target`, visiting each definition once, so that it
+    /// costs the same whatever the number of kinds.
+    fn holders_of(&self, target: &str) -> BTreeSet<&str> {
+        let mut referrers: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for def in self.definitions.values() {
+            for p in &def.properties {
+                let r = match &p.kind {
+                    PropertyKind::Reference(r) => Some(r),
+                    PropertyKind::Literal(_) => p.type_ref.as_ref(),
+                };
+                if let Some(r) = r {
+                    referrers
+                        .entry(r.as_str())
+                        .or_default()
+                        .push(def.id.as_str());
+                }
             }
         }
-        false
+        let mut holders = BTreeSet::new();
+        let mut visited = BTreeSet::new();
+        let mut todo = vec![target];
+        while let Some(held) = todo.pop() {
+            if !visited.insert(held) {
+                continue;
+            }
+            for &holder in referrers.get(held).into_iter().flatten() {
+                holders.insert(holder);
+                if holder != JSON_SCHEMA_PROPS {
+                    todo.push(holder);
+                }
+            }
+        }
+        holders
     }
 }
 
@@ -197,6 +209,18 @@ fn semver_of(version: &str) -> Option<String> {
     Some(format!("{major}.{minor}.{patch}"))
 }
 
+/// A name the spec gives, refused when it is longer than any Kubernetes name can be.
+fn check_name(what: &str, name: &str) -> Result<(), String> {
+    if name.len() <= MAX_NAME_LEN {
+        return Ok(());
+    }
+    let head: String = name.chars().take(40).collect();
+    Err(format!(
+        "the spec has a {what} of {} bytes ({head:?}…); kf reads names of at most {MAX_NAME_LEN} bytes, and Kubernetes names are far shorter: use the swagger.json the API server serves (/openapi/v2)",
+        name.len()
+    ))
+}
+
 fn ref_of(schema: &Value) -> Option<&str> {
     schema.get("$ref")?.as_str()?.strip_prefix("#/definitions/")
 }
@@ -205,10 +229,10 @@ fn ref_of(schema: &Value) -> Option<&str> {
 /// operation's group/version/kind. Paths are visited in order and the last operation
 /// wins (ksonnet-lib visits them in Go's random map order, which only matters for the
 /// `Patch` body every kind shares).
-fn components(spec: &Value) -> BTreeMap<String, (String, String, String)> {
+fn components(spec: &Value) -> Result<BTreeMap<String, (String, String, String)>, String> {
     let mut out = BTreeMap::new();
     let Some(paths) = spec.get("paths").and_then(Value::as_object) else {
-        return out;
+        return Ok(out);
     };
     for item in paths.values() {
         for verb in ["post", "patch", "put"] {
@@ -230,13 +254,16 @@ fn components(spec: &Value) -> BTreeMap<String, (String, String, String)> {
             ) else {
                 continue;
             };
+            for name in [g, v, k] {
+                check_name("group, version or kind", name)?;
+            }
             out.insert(
                 target.to_string(),
                 (g.to_string(), v.to_string(), k.to_string()),
             );
         }
     }
-    out
+    Ok(out)
 }
 
 fn literal_of(schema_type: &str) -> Option<Literal> {
@@ -248,7 +275,11 @@ fn literal_of(schema_type: &str) -> Option<Literal> {
     }
 }
 
-fn properties(defs: &serde_json::Map<String, Value>, schema: &Value) -> Vec<Property> {
+fn properties(
+    defs: &serde_json::Map<String, Value>,
+    id: &str,
+    schema: &Value,
+) -> Result<Vec<Property>, String> {
     let required: BTreeSet<&str> = schema["required"]
         .as_array()
         .into_iter()
@@ -256,10 +287,11 @@ fn properties(defs: &serde_json::Map<String, Value>, schema: &Value) -> Vec<Prop
         .filter_map(Value::as_str)
         .collect();
     let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let mut out = Vec::new();
     for (name, p) in props {
+        check_name(&format!("property name in definition {id}"), name)?;
         let reference = ref_of(p);
         let read_only = name != "readOnly"
             && p["description"]
@@ -297,7 +329,7 @@ fn properties(defs: &serde_json::Map<String, Value>, schema: &Value) -> Vec<Prop
         }
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
-    out
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -148,12 +148,10 @@ impl Description {
     }
 }
 
-#[derive(Clone, Copy)]
-enum Piece {
-    Lit(&'static str),
-    /// One or more non-space characters, as many as can be taken (a greedy `\S+`).
-    Cap(Slot),
-}
+/// The longest definition or property name kf reads from a spec. Kubernetes names are far
+/// shorter (a group is at most 253 bytes, a kind 63); a longer one is a crafted or broken
+/// spec, and printing it as field names would only multiply it.
+pub const MAX_NAME_LEN: usize = 1024;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Slot {
@@ -163,114 +161,124 @@ enum Slot {
     Kind,
 }
 
-use Piece::{Cap, Lit};
+/// One of ksonnet-lib's name patterns: a literal, then captures (each one or more
+/// non-space characters, as many as can be taken: a greedy `\S+`) separated by literals.
+struct Pattern {
+    lead: &'static str,
+    /// Every capture but the last, with the literal that follows it.
+    inner: &'static [(Slot, &'static str)],
+    last: Slot,
+}
 
-/// ksonnet-lib's name patterns, tried in order; the first that matches decides.
-const PATTERNS: &[&[Piece]] = &[
-    &[
-        Lit("io.k8s."),
-        Cap(Slot::Codebase),
-        Lit(".pkg.api."),
-        Cap(Slot::Version),
-        Lit("."),
-        Cap(Slot::Kind),
-    ],
-    &[
-        Lit("io.k8s.api.core."),
-        Cap(Slot::Version),
-        Lit("."),
-        Cap(Slot::Kind),
-    ],
-    &[
-        Lit("io.k8s."),
-        Cap(Slot::Codebase),
-        Lit(".pkg.apis."),
-        Cap(Slot::Group),
-        Lit("."),
-        Cap(Slot::Version),
-        Lit("."),
-        Cap(Slot::Kind),
-    ],
-    &[
-        Lit("io.k8s.api."),
-        Cap(Slot::Group),
-        Lit("."),
-        Cap(Slot::Version),
-        Lit("."),
-        Cap(Slot::Kind),
-    ],
-    &[
-        Lit("io.k8s."),
-        Cap(Slot::Codebase),
-        Lit(".pkg.util."),
-        Cap(Slot::Version),
-        Lit("."),
-        Cap(Slot::Kind),
-    ],
-    &[
-        Lit("io.k8s."),
-        Cap(Slot::Codebase),
-        Lit(".pkg.version."),
-        Cap(Slot::Kind),
-    ],
-    &[
-        Lit("io.k8s."),
-        Cap(Slot::Codebase),
-        Lit(".pkg.runtime."),
-        Cap(Slot::Kind),
-    ],
+const fn pattern(
+    lead: &'static str,
+    inner: &'static [(Slot, &'static str)],
+    last: Slot,
+) -> Pattern {
+    Pattern { lead, inner, last }
+}
+
+/// ksonnet-lib's name patterns (unanchored Go regexps), tried in order; the first that
+/// matches decides.
+const PATTERNS: &[Pattern] = &[
+    pattern(
+        "io.k8s.",
+        &[(Slot::Codebase, ".pkg.api."), (Slot::Version, ".")],
+        Slot::Kind,
+    ),
+    pattern("io.k8s.api.core.", &[(Slot::Version, ".")], Slot::Kind),
+    pattern(
+        "io.k8s.",
+        &[
+            (Slot::Codebase, ".pkg.apis."),
+            (Slot::Group, "."),
+            (Slot::Version, "."),
+        ],
+        Slot::Kind,
+    ),
+    pattern(
+        "io.k8s.api.",
+        &[(Slot::Group, "."), (Slot::Version, ".")],
+        Slot::Kind,
+    ),
+    pattern(
+        "io.k8s.",
+        &[(Slot::Codebase, ".pkg.util."), (Slot::Version, ".")],
+        Slot::Kind,
+    ),
+    pattern("io.k8s.", &[(Slot::Codebase, ".pkg.version.")], Slot::Kind),
+    pattern("io.k8s.", &[(Slot::Codebase, ".pkg.runtime.")], Slot::Kind),
 ];
 
-/// Match `pieces` at the start of `s`, greedy and backtracking like a regex.
-fn match_here<'a>(pieces: &[Piece], s: &'a str, caps: &mut Vec<(Slot, &'a str)>) -> bool {
-    match pieces.first() {
-        None => true,
-        Some(Lit(l)) => s
-            .strip_prefix(l)
-            .is_some_and(|rest| match_here(&pieces[1..], rest, caps)),
-        Some(Cap(slot)) => {
-            let run = s.find(char::is_whitespace).unwrap_or(s.len());
-            let ends: Vec<usize> = s[..run]
-                .char_indices()
-                .map(|(i, c)| i + c.len_utf8())
-                .collect();
-            for &end in ends.iter().rev() {
-                caps.push((*slot, &s[..end]));
-                if match_here(&pieces[1..], &s[end..], caps) {
-                    return true;
-                }
-                caps.pop();
-            }
-            false
+/// The byte offset of the last character of `s[..end]`, if there is one.
+fn last_char_start(s: &str, end: usize) -> Option<usize> {
+    s[..end].chars().next_back().map(|c| end - c.len_utf8())
+}
+
+impl Pattern {
+    /// The captures of the leftmost match in `run` (text without whitespace), as a
+    /// backtracking regex engine finds them, in time linear in `run`'s length.
+    ///
+    /// A capture takes the most it can while the rest still matches, and whether the rest
+    /// matches from a position only depends on the position being early enough. So,
+    /// from the right: the last capture may start anywhere before the end; the literal
+    /// before it is its last occurrence that leaves the capture a character; and so on
+    /// leftwards. Those occurrences do not depend on where the match starts, which is the
+    /// leftmost `lead` that leaves the first capture a character.
+    fn captures<'a>(&self, run: &'a str) -> Option<Vec<(Slot, &'a str)>> {
+        let mut bound = run.len();
+        let mut seps = Vec::with_capacity(self.inner.len());
+        for (_, sep) in self.inner.iter().rev() {
+            // The separator must end before the last character below `bound`, so that
+            // the capture after it is not empty.
+            let limit = last_char_start(run, bound)?;
+            let at = run[..limit].rfind(sep)?;
+            seps.push(at);
+            bound = at;
         }
+        seps.reverse();
+        let start = run.find(self.lead)? + self.lead.len();
+        if start >= bound {
+            return None;
+        }
+        let mut caps = Vec::with_capacity(self.inner.len() + 1);
+        let mut from = start;
+        for ((slot, sep), at) in self.inner.iter().zip(seps) {
+            caps.push((*slot, &run[from..at]));
+            from = at + sep.len();
+        }
+        caps.push((self.last, &run[from..]));
+        Some(caps)
     }
 }
 
 /// Split a definition name, or `None` when it is not a Kubernetes one ksonnet-lib knows.
 pub fn parse_description(name: &str) -> Option<Description> {
     for pattern in PATTERNS {
-        for (start, _) in name.char_indices() {
-            let mut caps = Vec::new();
-            if match_here(pattern, &name[start..], &mut caps) {
-                let get = |slot: Slot| {
-                    caps.iter()
-                        .find(|(s, _)| *s == slot)
-                        .map(|(_, v)| v.to_string())
-                        .unwrap_or_default()
-                };
-                let codebase = get(Slot::Codebase);
-                return Some(Description {
-                    codebase: if codebase.is_empty() {
-                        "api".into()
-                    } else {
-                        codebase
-                    },
-                    group: get(Slot::Group),
-                    version: get(Slot::Version),
-                    kind: get(Slot::Kind),
-                });
-            }
-        }
+        // A match never spans whitespace: the first run holding one is the leftmost.
+        let Some(caps) = name
+            .split(char::is_whitespace)
+            .find_map(|run| pattern.captures(run))
+        else {
+            continue;
+        };
+        let get = |slot: Slot| {
+            caps.iter()
+                .find(|(s, _)| *s == slot)
+                .map(|(_, v)| v.to_string())
+                .unwrap_or_default()
+        };
+        let codebase = get(Slot::Codebase);
+        return Some(Description {
+            codebase: if codebase.is_empty() {
+                "api".into()
+            } else {
+                codebase
+            },
+            group: get(Slot::Group),
+            version: get(Slot::Version),
+            kind: get(Slot::Kind),
+        });
     }
     None
 }
@@ -329,5 +337,85 @@ mod tests {
             ("apiregistration", "v1beta1")
         );
         assert!(parse_description("com.example.v1.Widget").is_none());
+    }
+
+    /// The backtracking matcher kf had before (exponential on crafted names), kept as the
+    /// specification the linear one must agree with.
+    fn backtracking(name: &str) -> Option<Vec<(u8, String)>> {
+        fn here(pieces: &[Result<&str, Slot>], s: &str, caps: &mut Vec<(u8, String)>) -> bool {
+            match pieces.first() {
+                None => true,
+                Some(Ok(l)) => s
+                    .strip_prefix(l)
+                    .is_some_and(|rest| here(&pieces[1..], rest, caps)),
+                Some(Err(slot)) => {
+                    let run = s.find(char::is_whitespace).unwrap_or(s.len());
+                    let ends: Vec<usize> = s[..run]
+                        .char_indices()
+                        .map(|(i, c)| i + c.len_utf8())
+                        .collect();
+                    for &end in ends.iter().rev() {
+                        caps.push((*slot as u8, s[..end].to_string()));
+                        if here(&pieces[1..], &s[end..], caps) {
+                            return true;
+                        }
+                        caps.pop();
+                    }
+                    false
+                }
+            }
+        }
+        for p in PATTERNS {
+            let mut pieces = vec![Ok(p.lead)];
+            for (slot, sep) in p.inner {
+                pieces.extend([Err(*slot), Ok(*sep)]);
+            }
+            pieces.push(Err(p.last));
+            for (start, _) in name.char_indices() {
+                let mut caps = Vec::new();
+                if here(&pieces, &name[start..], &mut caps) {
+                    return Some(caps);
+                }
+            }
+        }
+        None
+    }
+
+    fn linear(name: &str) -> Option<Vec<(u8, String)>> {
+        PATTERNS.iter().find_map(|p| {
+            name.split(char::is_whitespace)
+                .find_map(|run| p.captures(run))
+                .map(|caps| {
+                    caps.into_iter()
+                        .map(|(slot, v)| (slot as u8, v.to_string()))
+                        .collect()
+                })
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_linear_matcher_splits_every_name_as_backtracking_did(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "io.k8s.", "io.k8s.api.", "io.k8s.api.core.", ".pkg.api.", ".pkg.apis.",
+                    ".pkg.util.", ".pkg.version.", ".pkg.runtime.", "pkg", ".", "..", "v1",
+                    "x", "é", " ", "\t", "io", "k8s",
+                ]),
+                0..14,
+            )
+        ) {
+            let name = pieces.concat();
+            proptest::prop_assert_eq!(linear(&name), backtracking(&name), "{:?}", name);
+        }
+    }
+
+    #[test]
+    fn a_name_repeating_io_k8s_thousands_of_times_splits_at_once() {
+        let name = format!("{}api.apps.v1.Deployment", "io.k8s.".repeat(20_000));
+        let d = parse_description(&name).unwrap();
+        assert_eq!(d.kind, "Deployment");
+        assert_eq!(d.version, "v1");
+        assert!(parse_description(&"io.k8s.".repeat(20_000)).is_none());
     }
 }

@@ -37,6 +37,8 @@ struct Library<'a> {
     spec: &'a ApiSpec,
     /// Where each definition's functions live (its own group and version).
     places: BTreeMap<&'a str, Place>,
+    /// The definitions whose functions each file holds, in the spec's order.
+    own: BTreeMap<FileKey, Vec<&'a Definition>>,
 }
 
 fn file_name(file: &FileKey) -> String {
@@ -109,19 +111,30 @@ fn type_link(id: &str) -> Option<String> {
 impl<'a> Library<'a> {
     fn new(spec: &'a ApiSpec) -> Library<'a> {
         let mut places = BTreeMap::new();
+        let mut own: BTreeMap<FileKey, Vec<&Definition>> = BTreeMap::new();
         let mut taken: BTreeSet<(FileKey, String)> = BTreeSet::new();
+        // The next suffix to try for a name already taken: every lower one is taken, so
+        // a spec with thousands of same-named kinds costs no more than one with distinct
+        // names.
+        let mut next_suffix: BTreeMap<(FileKey, String), usize> = BTreeMap::new();
         for def in spec.definitions.values() {
             let file = (def.group().to_string(), def.desc.version.clone());
             let base = format_kind(&def.desc.kind);
             let mut key = base.clone();
-            let mut n = 2;
-            while !taken.insert((file.clone(), key.clone())) {
-                key = format!("{base}_{n}");
-                n += 1;
+            if !taken.insert((file.clone(), key.clone())) {
+                let n = next_suffix.entry((file.clone(), base.clone())).or_insert(2);
+                loop {
+                    key = format!("{base}_{n}");
+                    *n += 1;
+                    if taken.insert((file.clone(), key.clone())) {
+                        break;
+                    }
+                }
             }
+            own.entry(file.clone()).or_default().push(def);
             places.insert(def.id.as_str(), Place { file, key });
         }
-        Library { spec, places }
+        Library { spec, places, own }
     }
 
     /// How `from` refers to the file holding `id`'s functions.
@@ -322,12 +335,7 @@ impl<'a> Library<'a> {
             self.write_standalones(&mut body, file, entries);
             body.push_str("  },\n");
         }
-        let own: Vec<&Definition> = self
-            .spec
-            .definitions
-            .values()
-            .filter(|d| self.places[d.id.as_str()].file == *file)
-            .collect();
+        let own: &[&Definition] = self.own.get(file).map(Vec::as_slice).unwrap_or(&[]);
         let hidden: Vec<&&Definition> = own
             .iter()
             .filter(|d| d.component.is_none() && !d.desc.version.is_empty())
@@ -347,7 +355,7 @@ impl<'a> Library<'a> {
         let mut nested = String::new();
         let mut lits = String::new();
         let mut refs = String::new();
-        for def in &own {
+        for def in own {
             let key = field_key(&self.places[def.id.as_str()].key);
             let mut parts = Vec::new();
             if has_lits(def) {
@@ -462,10 +470,10 @@ pub fn print(spec: &ApiSpec, checksum: &str) -> Vec<(String, String)> {
         .iter()
         .filter(|f| {
             !f.1.is_empty()
-                && spec
-                    .definitions
-                    .values()
-                    .any(|d| d.component.is_none() && d.group() == f.0 && d.desc.version == f.1)
+                && lib
+                    .own
+                    .get(*f)
+                    .is_some_and(|defs| defs.iter().any(|d| d.component.is_none()))
         })
         .collect();
     let mut hidden = String::from(

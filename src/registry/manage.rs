@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::remote::{self, Source};
+use super::remote::{self, FetchDeadline, Source};
 use super::{BUILTIN, Package, PackageRef, RegistryError, builtin_packages, vendored_dir};
 use crate::app::{self, App, AppError, FileSet};
 
@@ -110,13 +110,15 @@ fn write_registries(
     Ok(())
 }
 
-/// `kf registry add`: check that the URI holds a registry, then record it.
+/// `kf registry add`: check (within `deadline`) that the URI holds a registry, then
+/// record it.
 pub fn add(
     app: &App,
     name: &str,
     uri: &str,
     cwd: &Path,
     is_override: bool,
+    deadline: &FetchDeadline,
 ) -> Result<Registry, RegistryError> {
     check_name(name)?;
     if registries(app)
@@ -131,7 +133,7 @@ pub fn add(
         });
     }
     let source = remote::parse_uri(uri, cwd)?;
-    remote::fetch(&source, None)?;
+    remote::fetch(&source, None, deadline)?;
     let stored = match &source {
         Source::Fs(p) => p.display().to_string(),
         Source::Git { .. } => uri.to_string(),
@@ -143,8 +145,14 @@ pub fn add(
     Ok(entry(name, &value, is_override))
 }
 
-/// `kf registry set NAME --uri URI`.
-pub fn set_uri(app: &App, name: &str, uri: &str, cwd: &Path) -> Result<(), RegistryError> {
+/// `kf registry set NAME --uri URI`, checked within `deadline`.
+pub fn set_uri(
+    app: &App,
+    name: &str,
+    uri: &str,
+    cwd: &Path,
+    deadline: &FetchDeadline,
+) -> Result<(), RegistryError> {
     let r = registry(app, name)?;
     if r.is_builtin() {
         return Err(RegistryError::Invalid {
@@ -153,7 +161,7 @@ pub fn set_uri(app: &App, name: &str, uri: &str, cwd: &Path) -> Result<(), Regis
         });
     }
     let source = remote::parse_uri(uri, cwd)?;
-    remote::fetch(&source, None)?;
+    remote::fetch(&source, None, deadline)?;
     let stored = match &source {
         Source::Fs(p) => p.display().to_string(),
         Source::Git { .. } => uri.to_string(),
@@ -241,8 +249,13 @@ impl Opened {
     }
 }
 
-/// Fetch a registry (at `reference` for git registries).
-pub fn open(app: &App, name: &str, reference: Option<&str>) -> Result<Opened, RegistryError> {
+/// Fetch a registry (at `reference` for git registries), within `deadline`.
+pub fn open(
+    app: &App,
+    name: &str,
+    reference: Option<&str>,
+    deadline: &FetchDeadline,
+) -> Result<Opened, RegistryError> {
     let registry = registry(app, name)?;
     if registry.is_builtin() {
         if reference.is_some() {
@@ -260,7 +273,7 @@ pub fn open(app: &App, name: &str, reference: Option<&str>) -> Result<Opened, Re
         });
     }
     let source = remote::parse_uri(&registry.uri, &app.root)?;
-    let fetched = remote::fetch(&source, reference)?;
+    let fetched = remote::fetch(&source, reference, deadline)?;
     let dirs = remote::packages(&fetched.root)?;
     Ok(Opened {
         names: dirs.keys().cloned().collect(),
@@ -309,11 +322,13 @@ pub struct InstallOptions {
     pub force: bool,
 }
 
-/// `kf pkg install`: vendor a package into `vendor/<registry>/<name>/` and record it.
+/// `kf pkg install`: vendor a package into `vendor/<registry>/<name>/` and record it; its
+/// registry is fetched within `deadline`.
 pub fn install(
     app: &App,
     spec: &str,
     options: &InstallOptions,
+    deadline: &FetchDeadline,
 ) -> Result<PackageRef, RegistryError> {
     let (reg, name, reference) = parse_package_ref(spec)?;
     let alias = options.alias.clone().unwrap_or_else(|| name.clone());
@@ -324,7 +339,7 @@ pub fn install(
     if let Some(env) = &options.env {
         app.environment(env)?;
     }
-    let opened = open(app, &reg, reference.as_deref())?;
+    let opened = open(app, &reg, reference.as_deref(), deadline)?;
     let pkg = opened.package(&name)?;
     let id = PackageRef {
         registry: reg.clone(),

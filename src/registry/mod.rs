@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::app::{App, AppError, AppSpec, FileSet};
 use crate::embedded;
 use crate::prototype::{HeaderError, Prototype, parse_prototype};
+use crate::sandbox::{RENDER_FILE_CAP, read_regular};
 
 /// The registry built into kf.
 pub const BUILTIN: &str = "kubeflow";
@@ -59,6 +60,8 @@ pub enum RegistryError {
     App(#[from] AppError),
     #[error(transparent)]
     Header(#[from] HeaderError),
+    #[error(transparent)]
+    Read(#[from] crate::sandbox::ReadError),
     #[error("{path}: {message}")]
     Invalid { path: String, message: String },
 }
@@ -232,17 +235,14 @@ pub fn vendored_packages(app: &App) -> Result<Vec<Package>, RegistryError> {
             }
             let name = dir_name.split('@').next().unwrap_or(&dir_name).to_string();
             let mut files = BTreeMap::new();
-            let protos = dir.join("prototypes");
-            for rel in ["parts.yaml"] {
-                if let Ok(t) = std::fs::read(dir.join(rel)) {
-                    files.insert(rel.to_string(), t);
-                }
+            if let Some(t) = read_vendored(&dir.join("parts.yaml"), remote::INDEX_FILE_CAP)? {
+                files.insert("parts.yaml".to_string(), t);
             }
-            if let Ok(entries) = std::fs::read_dir(&protos) {
+            if let Ok(entries) = std::fs::read_dir(dir.join("prototypes")) {
                 for e in entries.flatten() {
                     let n = file_name(&e.path());
                     if n.ends_with(".jsonnet")
-                        && let Ok(t) = std::fs::read(e.path())
+                        && let Some(t) = read_vendored(&e.path(), RENDER_FILE_CAP)?
                     {
                         files.insert(format!("prototypes/{n}"), t);
                     }
@@ -265,6 +265,16 @@ pub fn vendored_packages(app: &App) -> Result<Vec<Package>, RegistryError> {
         }
     }
     Ok(out)
+}
+
+/// A file of a vendored package, `None` when there is none; a FIFO, a device or a symlink
+/// in its place is refused (naming it), never waited on.
+fn read_vendored(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, RegistryError> {
+    match read_regular(path, cap) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(e.into()),
+    }
 }
 
 fn file_name(p: &Path) -> String {

@@ -1,14 +1,31 @@
 //! Registries other than the built-in one: a folder on disk, or a git repository fetched
 //! with the `git` command (never a hosting provider's HTTP API, so no rate limits —
 //! ksonnet's #196).
+//!
+//! Nothing here waits unbounded: every git command runs under the command's `--timeout`
+//! ([`FetchDeadline`]) and is killed with everything it started when that passes, and
+//! every file of a registry is read with [`read_regular`] (no FIFO, device or symlink is
+//! ever opened for reading, and no file is read past a cap).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use super::{Origin, Package, PackageRef, RegistryError};
+use crate::sandbox::{RENDER_FILE_CAP, ReadError, read_regular, read_regular_text};
+
+/// The largest registry.yaml or parts.yaml kf reads (real ones are a few kB).
+pub const INDEX_FILE_CAP: u64 = 1024 * 1024;
+/// The most a package may hold, all files together, and how many files: a package is
+/// vendored into the app, and read whole into memory first.
+pub const PACKAGE_BYTES_CAP: u64 = 256 * 1024 * 1024;
+pub const PACKAGE_FILES_CAP: usize = 10_000;
+/// git's own stall limit on HTTP transfers: slower than 1000 bytes a second for this long
+/// aborts with git's message, before `--timeout` would.
+const GIT_LOW_SPEED_SECS: u64 = 30;
 
 /// Where a registry's files come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -140,6 +157,29 @@ fn git_source(uri: &str) -> Source {
     }
 }
 
+/// How long a command may spend fetching git registries (`--timeout`): one deadline for
+/// every git command it runs, however many registries it fetches.
+#[derive(Debug, Clone, Copy)]
+pub struct FetchDeadline {
+    at: Instant,
+    timeout: Duration,
+}
+
+impl FetchDeadline {
+    /// `timeout` from now.
+    pub fn after(timeout: Duration) -> FetchDeadline {
+        FetchDeadline {
+            at: Instant::now() + timeout,
+            timeout,
+        }
+    }
+
+    /// The time left, `None` once it is spent.
+    fn remaining(&self) -> Option<Duration> {
+        Some(self.at.saturating_duration_since(Instant::now())).filter(|d| !d.is_zero())
+    }
+}
+
 /// A registry's files on disk, for as long as this lives.
 pub struct Fetched {
     pub root: PathBuf,
@@ -195,24 +235,127 @@ fn git_message(stderr: &[u8]) -> String {
     out
 }
 
-fn git(args: &[&str], dir: Option<&Path>) -> Result<(), String> {
-    let mut cmd = Command::new("git");
-    cmd.args(args).env("GIT_TERMINAL_PROMPT", "0");
-    if let Some(d) = dir {
-        cmd.current_dir(d);
-    }
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run git ({e}); install git to use git registries"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(git_message(&out.stderr))
+/// Why a git command did not succeed.
+#[derive(Debug)]
+enum GitFailure {
+    /// git ran and failed: the first line of what it said.
+    Failed(String),
+    /// git could not be started.
+    NotRun(std::io::Error),
+    /// The command's `--timeout` passed; git and everything it started were killed.
+    TimedOut { command: String, timeout: Duration },
+}
+
+impl GitFailure {
+    /// The error for `url`; `failed` words git's own failure.
+    fn for_url(self, url: &str, failed: impl FnOnce(String) -> String) -> RegistryError {
+        match self {
+            GitFailure::Failed(message) => invalid(url, failed(message)),
+            GitFailure::NotRun(e) => invalid(
+                url,
+                format!("cannot run git ({e}); install git to use git registries"),
+            ),
+            GitFailure::TimedOut { command, timeout } => invalid(
+                url,
+                format!(
+                    "{command} did not finish within --timeout {}s, and was stopped; check that the URL is right and its server answers, or raise --timeout",
+                    timeout.as_secs_f64()
+                ),
+            ),
+        }
     }
 }
 
-/// Fetch a registry. `reference` overrides the source's git ref.
-pub fn fetch(source: &Source, reference: Option<&str>) -> Result<Fetched, RegistryError> {
+/// Run git, bounded by `deadline`, and return what it printed on stdout.
+///
+/// git runs in a process group of its own, and the whole group is killed when the
+/// deadline passes: `git clone` over HTTP hands the connection to `git-remote-https`,
+/// which would otherwise go on waiting (and hold git's output pipes open).
+fn git(args: &[&str], dir: Option<&Path>, deadline: &FetchDeadline) -> Result<Vec<u8>, GitFailure> {
+    let timed_out = || GitFailure::TimedOut {
+        command: format!("git {}", args.first().copied().unwrap_or_default()),
+        timeout: deadline.timeout,
+    };
+    let Some(left) = deadline.remaining() else {
+        return Err(timed_out());
+    };
+    let mut cmd = Command::new("git");
+    cmd.arg("-c")
+        .arg("http.lowSpeedLimit=1000")
+        .arg("-c")
+        .arg(format!("http.lowSpeedTime={GIT_LOW_SPEED_SECS}"))
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let child = cmd.spawn().map_err(GitFailure::NotRun)?;
+    let pid = child.id();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait_with_output());
+    });
+    let out = match finished.recv_timeout(left) {
+        Ok(out) => out.map_err(GitFailure::NotRun)?,
+        Err(_) => {
+            kill_group(pid);
+            // The group's pipes close as it dies; wait for that (briefly), so that no git
+            // is left writing into the checkout kf is about to remove.
+            let _ = finished.recv_timeout(Duration::from_secs(5));
+            return Err(timed_out());
+        }
+    };
+    if out.status.success() {
+        Ok(out.stdout)
+    } else {
+        Err(GitFailure::Failed(git_message(&out.stderr)))
+    }
+}
+
+/// SIGKILL the process group `pid` leads (git and every helper it started).
+#[cfg(unix)]
+fn kill_group(pid: u32) {
+    if let Ok(pgid) = libc::pid_t::try_from(pid) {
+        // SAFETY: killpg has no memory preconditions. The group is git's own (made with
+        // process_group(0)): its leader was not reaped when the deadline passed (the
+        // waiting thread had not sent), and a pid is not handed out again that soon.
+        unsafe {
+            libc::killpg(pgid, libc::SIGKILL);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn kill_group(pid: u32) {
+    let _ = Command::new("taskkill")
+        .args(["/F", "/T", "/PID", &pid.to_string()])
+        .status();
+}
+
+/// Check that `root/registry.yaml` is a regular file kf may read; `missing` says what to
+/// do when there is none.
+fn check_registry_index(root: &Path, uri: &str, missing: &str) -> Result<(), RegistryError> {
+    match read_regular(&root.join("registry.yaml"), INDEX_FILE_CAP) {
+        Ok(_) => Ok(()),
+        Err(e) if e.is_not_found() => Err(invalid(uri, missing)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Fetch a registry, within `deadline`. `reference` overrides the source's git ref.
+pub fn fetch(
+    source: &Source,
+    reference: Option<&str>,
+    deadline: &FetchDeadline,
+) -> Result<Fetched, RegistryError> {
     match source {
         Source::Fs(path) => {
             if reference.is_some() {
@@ -221,12 +364,11 @@ pub fn fetch(source: &Source, reference: Option<&str>) -> Result<Fetched, Regist
                     "a folder registry has no versions; drop the @ref",
                 ));
             }
-            if !path.join("registry.yaml").is_file() {
-                return Err(invalid(
-                    &path.display().to_string(),
-                    "no registry.yaml there; a registry folder holds registry.yaml and one folder per package",
-                ));
-            }
+            check_registry_index(
+                path,
+                &path.display().to_string(),
+                "no registry.yaml there; a registry folder holds registry.yaml and one folder per package",
+            )?;
             Ok(Fetched {
                 root: path.clone(),
                 version: None,
@@ -248,6 +390,7 @@ pub fn fetch(source: &Source, reference: Option<&str>) -> Result<Fetched, Regist
             if let Some(r) = wanted {
                 check_ref(r)?;
             }
+            let clone_failed = |e| format!("git clone failed: {e}");
             // `--` ends git's options: a URL or folder starting with '-' is not one.
             let shallow = match wanted {
                 Some(r) => git(
@@ -262,44 +405,51 @@ pub fn fetch(source: &Source, reference: Option<&str>) -> Result<Fetched, Regist
                         &dest_s,
                     ],
                     None,
+                    deadline,
                 ),
                 None => git(
                     &["clone", "--quiet", "--depth", "1", "--", url, &dest_s],
                     None,
+                    deadline,
                 ),
             };
-            if let Err(first) = shallow {
+            match (shallow, wanted) {
+                (Ok(_), _) => {}
                 // A commit id cannot be cloned by name: clone everything, then check it out.
-                let Some(r) = wanted else {
-                    return Err(invalid(url, format!("git clone failed: {first}")));
-                };
-                let _ = std::fs::remove_dir_all(&dest);
-                git(&["clone", "--quiet", "--", url, &dest_s], None)
-                    .map_err(|e| invalid(url, format!("git clone failed: {e}")))?;
-                git(&["checkout", "--quiet", "--detach", r, "--"], Some(&dest))
-                    .map_err(|e| invalid(url, format!("no ref '{r}' in the repository: {e}")))?;
+                (Err(GitFailure::Failed(_)), Some(r)) => {
+                    let _ = std::fs::remove_dir_all(&dest);
+                    git(&["clone", "--quiet", "--", url, &dest_s], None, deadline)
+                        .map_err(|e| e.for_url(url, clone_failed))?;
+                    git(
+                        &["checkout", "--quiet", "--detach", r, "--"],
+                        Some(&dest),
+                        deadline,
+                    )
+                    .map_err(|e| {
+                        e.for_url(url, |m| format!("no ref '{r}' in the repository: {m}"))
+                    })?;
+                }
+                (Err(e), _) => return Err(e.for_url(url, clone_failed)),
             }
             let root = if subdir.is_empty() {
                 dest.clone()
             } else {
                 dest.join(subdir)
             };
-            if !root.join("registry.yaml").is_file() {
-                return Err(invalid(
-                    url,
-                    format!(
-                        "no registry.yaml in '{}' of the repository",
-                        if subdir.is_empty() { "/" } else { subdir }
-                    ),
-                ));
-            }
-            let version = Command::new("git")
-                .args(["rev-parse", "HEAD"])
-                .current_dir(&dest)
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+            check_registry_index(
+                &root,
+                url,
+                &format!(
+                    "no registry.yaml in '{}' of the repository",
+                    if subdir.is_empty() { "/" } else { subdir }
+                ),
+            )?;
+            let version = match git(&["rev-parse", "HEAD"], Some(&dest), deadline) {
+                Ok(out) => Some(String::from_utf8_lossy(&out).trim().to_string()),
+                // A checkout without a HEAD commit records no version, as before.
+                Err(GitFailure::Failed(_)) => None,
+                Err(e) => return Err(e.for_url(url, |m| m)),
+            };
             Ok(Fetched {
                 root,
                 version,
@@ -312,8 +462,7 @@ pub fn fetch(source: &Source, reference: Option<&str>) -> Result<Fetched, Regist
 /// registry.yaml: package name → folder (relative to the registry root).
 pub fn packages(root: &Path) -> Result<BTreeMap<String, PathBuf>, RegistryError> {
     let path = root.join("registry.yaml");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| invalid(&path.display().to_string(), e.to_string()))?;
+    let text = read_regular_text(&path, INDEX_FILE_CAP)?;
     let doc: Value = serde_saphyr::from_str(&text).map_err(|e| {
         invalid(
             &path.display().to_string(),
@@ -352,7 +501,8 @@ pub fn packages(root: &Path) -> Result<BTreeMap<String, PathBuf>, RegistryError>
 
 /// registry.yaml: package name → the version it lists the package at (`master`).
 pub fn package_versions(root: &Path) -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(root.join("registry.yaml")).unwrap_or_default();
+    // Read once already by `packages`, which said what was wrong with it.
+    let text = read_regular_text(&root.join("registry.yaml"), INDEX_FILE_CAP).unwrap_or_default();
     let doc: Value = serde_saphyr::from_str(&text).unwrap_or(Value::Null);
     doc["libraries"]
         .as_object()
@@ -362,9 +512,13 @@ pub fn package_versions(root: &Path) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// Read a package folder (every file, recursively; no symlinks followed out of it).
+/// Read a package folder: every file, recursively (but `.git`), each a regular file. A
+/// symlink, FIFO, socket or device anywhere in it is refused, naming it: a package is
+/// copied into the app, and must not bring the machine's other files with it, nor make
+/// kf wait on a FIFO.
 pub fn read_package(registry: &str, name: &str, dir: &Path) -> Result<Package, RegistryError> {
     let mut files = BTreeMap::new();
+    let mut total = 0u64;
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         let entries =
@@ -375,7 +529,7 @@ pub fn read_package(registry: &str, name: &str, dir: &Path) -> Result<Package, R
                 .file_type()
                 .map_err(|e| invalid(&p.display().to_string(), e.to_string()))?;
             if ft.is_symlink() {
-                continue;
+                return Err(ReadError::Symlink { path: p }.into());
             }
             if ft.is_dir() {
                 if e.file_name() != ".git" {
@@ -389,8 +543,17 @@ pub fn read_package(registry: &str, name: &str, dir: &Path) -> Result<Package, R
                 .to_string_lossy()
                 .replace('\\', "/");
             // Bytes as they are: packages carry images and other binary files.
-            let bytes =
-                std::fs::read(&p).map_err(|e| invalid(&p.display().to_string(), e.to_string()))?;
+            let bytes = read_regular(&p, RENDER_FILE_CAP)?;
+            total += bytes.len() as u64;
+            if total > PACKAGE_BYTES_CAP || files.len() >= PACKAGE_FILES_CAP {
+                return Err(invalid(
+                    &dir.display().to_string(),
+                    format!(
+                        "package '{name}' holds more than kf vendors ({PACKAGE_FILES_CAP} files or {} MiB at most); is it the package's folder?",
+                        PACKAGE_BYTES_CAP / (1024 * 1024)
+                    ),
+                ));
+            }
             files.insert(rel, bytes);
         }
     }
