@@ -74,10 +74,8 @@ pub fn import(app: &App, source: &Path) -> Result<Vec<Imported>, ComponentWriteE
     let mut files = FileSet::new(&app.root);
     let mut created = Vec::new();
     for input in inputs {
-        let text = std::fs::read_to_string(&input).map_err(|e| AppError::Read {
-            path: input.clone(),
-            source: e,
-        })?;
+        let text = crate::sandbox::read_named(&input, crate::sandbox::RENDER_FILE_CAP)
+            .map_err(AppError::from)?;
         let invalid = |message: String| AppError::Invalid {
             path: input.clone(),
             message,

@@ -122,6 +122,50 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     read_capped(file, path, cap)
 }
 
+/// The bytes of a file the user named (on the command line, in their kubeconfig), at
+/// most `cap` of them: symlinks are followed, since the user chose the path, but only a
+/// regular file is read and opening never blocks (a FIFO given by mistake is refused,
+/// not waited on).
+pub fn read_named(path: &Path, cap: u64) -> Result<String, ReadError> {
+    let file = open_following(path).map_err(|e| refusal_following(path, e))?;
+    let meta = file.metadata().map_err(|e| ReadError::io(path, e))?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular {
+            path: path.to_path_buf(),
+            what: kind_of(&meta),
+        });
+    }
+    let bytes = read_capped(file, path, cap)?;
+    String::from_utf8(bytes).map_err(|_| ReadError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"),
+    })
+}
+
+#[cfg(unix)]
+fn open_following(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_following(path: &Path) -> std::io::Result<File> {
+    File::open(path)
+}
+
+fn refusal_following(path: &Path, e: std::io::Error) -> ReadError {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => ReadError::NotRegular {
+            path: path.to_path_buf(),
+            what: kind_of(&m),
+        },
+        _ => ReadError::io(path, e),
+    }
+}
+
 /// [`read_regular`] as UTF-8 text.
 pub fn read_regular_text(path: &Path, cap: u64) -> Result<String, ReadError> {
     let bytes = read_regular(path, cap)?;
@@ -366,6 +410,28 @@ mod tests {
                 .is_not_found()
         );
         assert_eq!(read_regular(&d.join("secret"), 100).unwrap(), b"token: x");
+    }
+
+    #[test]
+    fn a_file_the_user_named_is_followed_but_never_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("values.yaml"), "a: 1").unwrap();
+        symlink(d.join("values.yaml"), d.join("link")).unwrap();
+        fifo(&d.join("fifo"));
+        assert_eq!(read_named(&d.join("link"), 100).unwrap(), "a: 1");
+        assert!(matches!(
+            read_named(&d.join("fifo"), 100),
+            Err(ReadError::NotRegular { what: "a FIFO", .. })
+        ));
+        assert!(matches!(
+            read_named(Path::new("/dev/zero"), 100),
+            Err(ReadError::NotRegular { .. })
+        ));
+        assert!(matches!(
+            read_named(&d.join("values.yaml"), 2),
+            Err(ReadError::TooLarge { .. })
+        ));
     }
 
     #[test]

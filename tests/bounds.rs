@@ -208,9 +208,10 @@ fn generating_the_library_counts_against_eval_timeout() {
         ],
     );
     assert!(
-        err.contains(
-            "ksonnet-lib generated from the API spec: generation took longer than --eval-timeout 0s"
-        ) && err.contains("raise --eval-timeout"),
+        err.contains(&format!(
+            "ksonnet-lib from {}: generation took longer than --eval-timeout 0s",
+            spec.display()
+        )) && err.contains("raise --eval-timeout"),
         "{err}"
     );
     assert!(!dir.path().join("app").exists());

@@ -584,3 +584,46 @@ fn the_ksonnet_lib_cache_is_used_only_while_private_and_unchanged() {
     );
     assert!(cache_entries(&cache).is_empty());
 }
+
+/// Files the user names (`--values-file`, `--ext-str-file`, `import -f`,
+/// `init --api-spec file:`) are followed through symlinks, but a FIFO or a device given by
+/// mistake is refused at once, never waited on; an API spec whose version is not one
+/// cannot name a folder.
+#[test]
+fn files_named_on_the_command_line_are_never_waited_on() {
+    let app = new_app();
+    let fifo = app.root.parent().unwrap().join("fifo.yaml");
+    mkfifo(&fifo);
+    let f = fifo.to_str().unwrap();
+    for args in [
+        vec!["generate", "configMap", "cm", "--values-file", f],
+        vec!["show", "default", "--ext-str-file", &format!("x={f}")],
+        vec!["import", "-f", f],
+        vec!["env", "add", "stage", "--api-spec", &format!("file:{f}")],
+        vec!["show", "default", "--ext-str-file", "x=/dev/zero"],
+    ] {
+        let err = refused(&bounded(&app.root, &args, &[]), &args.join(" "));
+        assert!(err.contains("not a regular file"), "{args:?}: {err}");
+    }
+    let spec = app.root.parent().unwrap().join("swagger.json");
+    write(
+        &spec,
+        r#"{"swagger":"2.0","info":{"version":"../../../x"},"definitions":{},"paths":{}}"#,
+    );
+    let err = refused(
+        &bounded(
+            &app.root,
+            &[
+                "env",
+                "add",
+                "stage",
+                "--api-spec",
+                &format!("file:{}", spec.display()),
+            ],
+            &[],
+        ),
+        "a crafted info.version",
+    );
+    assert!(err.contains("not a Kubernetes version"), "{err}");
+    assert!(!app.root.parent().unwrap().join("x").exists());
+}

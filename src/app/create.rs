@@ -57,10 +57,8 @@ pub fn read_api_spec(arg: &str) -> Result<ApiSpec, AppError> {
             message: "--api-spec takes `version:v1.x.y` or `file:<swagger.json>`".into(),
         });
     };
-    let bytes = fs::read(path).map_err(|source| AppError::Read {
-        path: path.into(),
-        source,
-    })?;
+    let bytes =
+        crate::sandbox::read_named(Path::new(path), crate::sandbox::RENDER_FILE_CAP)?.into_bytes();
     let spec: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|e| AppError::Invalid {
             path: path.into(),
@@ -78,6 +76,15 @@ pub fn read_api_spec(arg: &str) -> Result<ApiSpec, AppError> {
         .next()
         .unwrap_or(version)
         .to_string();
+    // It names the env's library folder, and becomes its k8sVersion.
+    if !super::spec::is_k8s_version(&version) {
+        return Err(AppError::Invalid {
+            path: path.into(),
+            message: "its info.version is not a Kubernetes version (such as v1.10.3)".into(),
+        });
+    }
+    let _generating =
+        crate::engine::watchdog::Evaluating::generating(|| format!("ksonnet-lib from {path}"));
     let lib = crate::ksonnetlib::lib_files(Some(&bytes)).map_err(|message| AppError::Invalid {
         path: path.into(),
         message,

@@ -589,7 +589,7 @@ fn migrate_legacy_environments(root: &Path, spec: &mut AppSpec) -> Result<(), Ap
             }
             let spec_json = path.join("spec.json");
             if spec_json.is_file() {
-                let text = read(&spec_json)?;
+                let text = crate::sandbox::Sandbox::new([root]).read_text(&spec_json)?;
                 let dest: Destination =
                     serde_json::from_str(&text).map_err(|e| AppError::Invalid {
                         path: spec_json.clone(),
@@ -615,13 +615,6 @@ fn migrate_legacy_environments(root: &Path, spec: &mut AppSpec) -> Result<(), Ap
         }
     }
     Ok(())
-}
-
-fn read(path: &Path) -> Result<String, AppError> {
-    fs::read_to_string(path).map_err(|source| AppError::Read {
-        path: path.to_path_buf(),
-        source,
-    })
 }
 
 fn parse_yaml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, AppError> {

@@ -109,7 +109,7 @@ pub fn plan(app: &App) -> Plan {
 /// An app made by ksonnet or an older kf may not ignore `.kf.lock` and the `.kf-*` files
 /// a killed kf can leave; an app without a .gitignore is left without one.
 fn gitignore_with_kf_files(app: &App) -> Option<String> {
-    let text = std::fs::read_to_string(app.root.join(".gitignore")).ok()?;
+    let text = app.read_text(&app.root.join(".gitignore")).ok()?;
     let has = |entry: &str| text.lines().any(|l| l.trim() == entry);
     let mut out = text.clone();
     for (entry, also) in [("/.kf.lock", ".kf.lock"), (".kf-*", "**/.kf-*")] {

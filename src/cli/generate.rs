@@ -1,7 +1,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 
 use kf::prototype::generate::generate;
@@ -127,9 +127,8 @@ fn parse_params_and_files(args: &[String]) -> Result<(BTreeMap<String, Given>, V
     Ok((out, files))
 }
 
-fn values_file(path: &PathBuf) -> Result<BTreeMap<String, Given>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+fn values_file(path: &std::path::Path) -> Result<BTreeMap<String, Given>> {
+    let text = kf::sandbox::read_named(path, kf::sandbox::RENDER_FILE_CAP)?;
     let value: serde_json::Value = serde_saphyr::from_str(&text).map_err(|e| {
         anyhow::anyhow!(
             "{}: not valid YAML/JSON: {}",

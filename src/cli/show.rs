@@ -125,8 +125,8 @@ impl JsonnetArgs {
         }
         for kv in &self.ext_str_file {
             let (k, path) = key_value(kv, "--ext-str-file")?;
-            let text = std::fs::read_to_string(ctx.cwd.join(&path))
-                .with_context(|| format!("--ext-str-file {k}: cannot read {path}"))?;
+            let text = kf::sandbox::read_named(&ctx.cwd.join(&path), kf::sandbox::RENDER_FILE_CAP)
+                .with_context(|| format!("--ext-str-file {k}"))?;
             ext_vars.push((k, ExtVar::Str(text)));
         }
         for kv in &self.ext_code {

@@ -137,11 +137,12 @@ fn trim_token_file(config: &mut kube::Config) -> Result<(), ClusterError> {
     let Some(file) = config.auth_info.token_file.clone() else {
         return Ok(());
     };
-    let token = std::fs::read_to_string(&file).map_err(|e| {
-        ClusterError::Config(format!(
-            "cannot read the token file {file} named by the kubeconfig: {e}"
-        ))
-    })?;
+    let token =
+        crate::sandbox::read_named(std::path::Path::new(&file), 64 * 1024).map_err(|e| {
+            ClusterError::Config(format!(
+                "cannot read the token file {file} named by the kubeconfig: {e}"
+            ))
+        })?;
     // AuthInfo's token is a secret type kf has no other use for; build it the way a
     // kubeconfig would spell it.
     let parsed: kube::config::AuthInfo =

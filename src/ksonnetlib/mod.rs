@@ -158,6 +158,13 @@ pub fn lib_dir(
         return verified(&dir);
     }
     let bytes: &[u8] = swagger.as_deref().unwrap_or(DEFAULT_SPEC.as_bytes());
+    let _generating = crate::engine::watchdog::Evaluating::generating(|| {
+        let spec = app_lib.join("swagger.json");
+        match &swagger {
+            Some(_) => format!("ksonnet-lib from {}", spec.display()),
+            None => "ksonnet-lib from kf's own API spec".to_string(),
+        }
+    });
     let mut files = lib_files(Some(bytes)).map_err(CacheError::Generate)?;
     let key = crate::userdir::secret()?;
     let manifest = cache_manifest::write(&dir, &files, &key);
