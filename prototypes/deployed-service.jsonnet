@@ -28,6 +28,9 @@ local namespace = if std.objectHas(params, 'namespace') && params.namespace != n
       selector: labels,
       ports: [
         {
+          // Written out: server-side apply on 1.20 refuses a Service port without its
+          // list key `protocol` (newer servers default it).
+          protocol: 'TCP',
           port: import 'param://servicePort',
           targetPort: import 'param://containerPort',
         },
@@ -48,7 +51,7 @@ local namespace = if std.objectHas(params, 'namespace') && params.namespace != n
             {
               name: name,
               image: import 'param://image',
-              ports: [{ containerPort: import 'param://containerPort' }],
+              ports: [{ containerPort: import 'param://containerPort', protocol: 'TCP' }],
             },
           ],
         },

@@ -28,7 +28,7 @@ local namespace = if std.objectHas(params, 'namespace') && params.namespace != n
           {
             name: name,
             image: import 'param://image',
-            ports: [{ containerPort: import 'param://containerPort' }],
+            ports: [{ containerPort: import 'param://containerPort', protocol: 'TCP' }],
           },
         ],
       },

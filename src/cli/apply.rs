@@ -143,6 +143,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
     };
     let scope_components = prune_components(&selected, &rendered.objects);
     let mut prune_error = None;
+    let mut prune_unchecked = false;
     let (outcomes, pruned, wait_error) = runtime()?.block_on(async {
         let cluster = a.cluster.connect(ctx, &env).await?;
         let resources = Resources::discover(&cluster).await?;
@@ -164,10 +165,17 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
             let scope = prune::Scope {
                 keep,
                 components: scope_components.clone(),
+                namespace: env.namespace.clone(),
             };
             // A prune that cannot see everything deletes nothing, but the apply still goes.
             let doomed = match prune::candidates(&cluster, &resources, &owner, &scope).await {
-                Ok(d) => d,
+                Ok(c) => {
+                    if let Some(w) = c.warning(&env.namespace) {
+                        eprintln!("warning: {w}");
+                        prune_unchecked = true;
+                    }
+                    c.found
+                }
                 Err(e) => {
                     eprintln!("error: {e}");
                     prune_error = Some(e);
@@ -214,6 +222,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
         let complete = a.prune
             && selected.is_empty()
             && prune_error.is_none()
+            && !prune_unchecked
             && !failed
             && pruned.iter().all(|d| d.result.is_ok());
         if complete

@@ -333,8 +333,16 @@ fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
             diffs.extend(diff?);
         }
         if a.prune {
-            let scope = prune::Scope { keep, components };
-            for f in prune::candidates(cluster, &resources, owner, &scope).await? {
+            let scope = prune::Scope {
+                keep,
+                components,
+                namespace: env.namespace.clone(),
+            };
+            let found = prune::candidates(cluster, &resources, owner, &scope).await?;
+            if let Some(w) = found.warning(&env.namespace) {
+                eprintln!("warning: {w}");
+            }
+            for f in found.found {
                 let path = f.resource.path(f.namespace.as_deref(), Some(&f.name));
                 let live = match cluster.get(&path).await {
                     Ok(r) => r.body,

@@ -343,6 +343,15 @@ async fn apply_one(
         )
         .await;
     outcome.result = match reply {
+        // A field-manager conflict: say how to resolve it, as kubectl does.
+        Err(Failure::Status(r))
+            if r.status == StatusCode::CONFLICT && r.message().contains("Apply failed with") =>
+        {
+            Err(format!(
+                "{} (409); another field manager set these fields: take them over with --force-conflicts, or render the values it set",
+                super::redact::server_message(&r.message())
+            ))
+        }
         Err(e) => Err(e.to_string()),
         Ok(r) if r.body["metadata"]["name"] != item.name.as_str() => Err(format!(
             "PATCH {path}: the server's reply is not the object (no metadata.name '{}'); nothing is known about what was applied",

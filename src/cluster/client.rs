@@ -99,7 +99,11 @@ fn retryable(a: &Attempt) -> bool {
         Failure::Transport(_) => true,
         Failure::BadReply(_) | Failure::Deadline(_) => false,
         Failure::Status(r) => match r.status.as_u16() {
-            429 | 500 | 502 | 503 | 504 => true,
+            429 | 502 | 503 | 504 => true,
+            // Most 500s say the request itself cannot be served (`failed to create typed
+            // patch object`, a webhook with no endpoints): sending it again gives the same
+            // answer. Only the storage layer's own hiccups are worth another try.
+            500 => transient_internal_error(&r.message()),
             // An optimistic-concurrency conflict is worth retrying; a field-manager
             // conflict of server-side apply is not (it needs --force-conflicts).
             409 => {
@@ -109,6 +113,21 @@ fn retryable(a: &Attempt) -> bool {
             _ => false,
         },
     }
+}
+
+/// Whether a 500's message is one of the API server's transient failures (etcd timing
+/// out or changing leader, a request cut short), which a later attempt may get past.
+fn transient_internal_error(message: &str) -> bool {
+    const TRANSIENT: &[&str] = &[
+        "etcdserver: request timed out",
+        "etcdserver: leader changed",
+        "etcdserver: too many requests",
+        "context deadline exceeded",
+        "the server was unable to return a response in the time allotted",
+        "Timeout: request did not complete",
+        "http2: client connection lost",
+    ];
+    TRANSIENT.iter().any(|t| message.contains(t))
 }
 
 /// The first bytes of a body, printable and [`redact`]ed (a proxy's error page may echo

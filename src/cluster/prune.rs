@@ -83,6 +83,12 @@ fn never_prune(obj: &Value) -> bool {
     meta["annotations"][labels::PRUNE] == "never" || meta["labels"][labels::PRUNE] == "never"
 }
 
+/// An object the server is deleting already (kf deletes in the foreground: until the
+/// garbage collector is done, the object is still listed, with a deletionTimestamp).
+fn being_deleted(obj: &Value) -> bool {
+    obj["metadata"]["deletionTimestamp"].is_string()
+}
+
 fn controlled(obj: &Value) -> bool {
     obj["metadata"]["ownerReferences"]
         .as_array()
@@ -96,36 +102,93 @@ pub struct Scope {
     pub keep: BTreeSet<(String, String, String, String)>,
     /// With `-c`: only objects labelled `ksonnet.io/component` with one of these.
     pub components: Option<BTreeSet<String>>,
+    /// The env's namespace: where a kind is listed when the user may not list it
+    /// cluster-wide (a user whose Role covers one namespace).
+    pub namespace: String,
 }
 
-/// kf's objects of this owner that the render lacks, in deletion order (reverse tiers).
+/// What a prune found: the objects to delete, and the kinds it could not look at.
+#[derive(Debug, Clone, Default)]
+pub struct Candidates {
+    pub found: Vec<Found>,
+    /// Kinds (`Deployment.apps`) the user may list neither cluster-wide nor in the env's
+    /// namespace, of those the render has: objects of these kinds kf applied and no longer
+    /// renders would stay, so such a prune is not complete.
+    pub unchecked: Vec<String>,
+}
+
+impl Candidates {
+    /// One warning naming the kinds prune could not check, if any.
+    pub fn warning(&self, namespace: &str) -> Option<String> {
+        (!self.unchecked.is_empty()).then(|| {
+            format!(
+                "prune could not check {}: you may list them neither cluster-wide nor in namespace {namespace} (RBAC), so objects of those kinds that kf applied and no longer renders are not pruned",
+                self.unchecked.join(", ")
+            )
+        })
+    }
+}
+
+/// A kind's objects with `selector`: cluster-wide, or — when the user may not list the
+/// kind cluster-wide and it is namespaced — in `namespace`.
+async fn list_kind(
+    cluster: &Cluster,
+    res: &Resource,
+    selector: &str,
+    namespace: &str,
+) -> Result<Value, Failure> {
+    let everywhere = format!("{}?labelSelector={selector}", res.path(None, None));
+    match cluster.get(&everywhere).await {
+        Err(Failure::Status(r))
+            if r.status == StatusCode::FORBIDDEN && res.namespaced && !namespace.is_empty() =>
+        {
+            let here = format!(
+                "{}?labelSelector={selector}",
+                res.path(Some(namespace), None)
+            );
+            cluster.get(&here).await.map(|r| r.body)
+        }
+        other => other.map(|r| r.body),
+    }
+}
+
+/// kf's objects of this owner that the render lacks, in deletion order (reverse tiers),
+/// and the kinds of the render it could not list.
 pub async fn candidates(
     cluster: &Cluster,
     resources: &Resources,
     owner: &Owner,
     scope: &Scope,
-) -> Result<Vec<Found>, ClusterError> {
+) -> Result<Candidates, ClusterError> {
     let selector = encode(&labels::selector(&owner.app, &owner.env));
     let selector = selector.as_str();
+    let namespace = scope.namespace.as_str();
     let lists: Vec<(Resource, Result<Value, Failure>)> =
         futures::stream::iter(resources.prunable())
             .map(|res| async move {
-                let path = format!("{}?labelSelector={selector}", res.path(None, None));
-                let r = cluster.get(&path).await.map(|r| r.body);
+                let r = list_kind(cluster, &res, selector, namespace).await;
                 (res, r)
             })
             .buffered(8)
             .collect()
             .await;
-    let mut out = Vec::new();
+    let rendered_kinds: BTreeSet<&str> = scope.keep.iter().map(|(_, k, _, _)| k.as_str()).collect();
+    let mut out = Candidates::default();
     for (res, list) in lists {
         let list = match list {
             Ok(l) => l,
-            // A kind the user may not list is not one kf applied.
+            // Not listable by this user, here or anywhere: said once, for the render's
+            // kinds; another kind is taken as one kf never applied.
+            Err(Failure::Status(r)) if r.status == StatusCode::FORBIDDEN => {
+                if rendered_kinds.contains(res.api.kind.as_str()) {
+                    out.unchecked.push(res.kind_name());
+                }
+                continue;
+            }
             Err(Failure::Status(r))
                 if matches!(
                     r.status,
-                    StatusCode::FORBIDDEN | StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED
+                    StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED
                 ) =>
             {
                 continue;
@@ -155,6 +218,7 @@ pub async fn candidates(
                 || scope.keep.contains(&found.identity())
                 || controlled(obj)
                 || never_prune(obj)
+                || being_deleted(obj)
             {
                 continue;
             }
@@ -166,12 +230,14 @@ pub async fn candidates(
                     continue;
                 }
             }
-            out.push(found);
+            out.found.push(found);
         }
     }
     // Stable: higher tiers first (custom resources before CRDs, workloads before
     // namespaces), the discovery order within a tier.
-    out.sort_by_key(|f| std::cmp::Reverse(f.tier()));
+    out.found.sort_by_key(|f| std::cmp::Reverse(f.tier()));
+    out.unchecked.sort();
+    out.unchecked.dedup();
     Ok(out)
 }
 

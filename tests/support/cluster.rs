@@ -70,7 +70,19 @@ impl TestCluster {
                 namespace: "ml-dev".into(),
             };
         };
-        let kubeconfig = PathBuf::from(kubeconfig);
+        TestCluster::real(PathBuf::from(kubeconfig))
+    }
+
+    /// The real API server `tests/envtest/envtest up` started, when
+    /// `KF_ENVTEST_KUBECONFIG` names its kubeconfig (context `admin` current, `limited`
+    /// beside it); `None` without one.
+    pub fn envtest() -> Option<TestCluster> {
+        let kubeconfig = std::env::var_os("KF_ENVTEST_KUBECONFIG")?;
+        Some(TestCluster::real(PathBuf::from(kubeconfig)))
+    }
+
+    /// A fresh namespace on the real cluster `kubeconfig`'s current context points at.
+    fn real(kubeconfig: PathBuf) -> TestCluster {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -182,6 +194,33 @@ impl Drop for TestCluster {
                     r.cluster
                         .request(http::Method::DELETE, &p, None, Vec::new()),
                 );
+        }
+    }
+}
+
+impl TestCluster {
+    /// A request to the real cluster as its admin: the reply's status and body.
+    pub fn request(&self, method: http::Method, path: &str, body: Option<Value>) -> (u16, Value) {
+        let Backend::Real(r) = &self.backend else {
+            panic!("request() is for a real cluster");
+        };
+        let content = body.as_ref().map(|_| {
+            if method == http::Method::PATCH {
+                "application/merge-patch+json"
+            } else {
+                "application/json"
+            }
+        });
+        let bytes = body
+            .map(|b| serde_json::to_vec(&b).unwrap())
+            .unwrap_or_default();
+        match r
+            .runtime
+            .block_on(r.cluster.request(method, path, content, bytes))
+        {
+            Ok(reply) => (reply.status.as_u16(), reply.body),
+            Err(kf::cluster::client::Failure::Status(reply)) => (reply.status.as_u16(), reply.body),
+            Err(e) => panic!("{path}: {e}"),
         }
     }
 }

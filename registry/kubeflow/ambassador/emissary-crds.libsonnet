@@ -95,7 +95,7 @@ local util = import 'kubeflow/common/util.libsonnet';
             type: 'ClusterIP',
             selector: selector,
             // The port and the path every CRD's conversion clientConfig names.
-            ports: [{ name: 'https', port: 443, targetPort: 'https' }],
+            ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 'https' }],
           },
         },
         {
@@ -116,8 +116,8 @@ local util = import 'kubeflow/common/util.libsonnet';
                   // apiext's first argument is the name of the Service in front of it.
                   command: ['apiext', name],
                   ports: [
-                    { name: 'http', containerPort: 8080 },
-                    { name: 'https', containerPort: 8443 },
+                    { name: 'http', containerPort: 8080, protocol: 'TCP' },
+                    { name: 'https', containerPort: 8443, protocol: 'TCP' },
                   ],
                   startupProbe: { httpGet: { path: '/probes/live', port: 8080 }, failureThreshold: 10, periodSeconds: 3 },
                   livenessProbe: { httpGet: { scheme: 'HTTP', path: '/probes/live', port: 8080 }, periodSeconds: 3, failureThreshold: 3 },

@@ -114,8 +114,9 @@ local util = import 'kubeflow/common/util.libsonnet';
     },
   },
 
-  // A container port.
-  containerPort(name, port):: { name: name, containerPort: util.toInt(port, name + ' port') },
+  // A container port. The protocol is written out: server-side apply on servers before
+  // it defaulted the key (1.20) refuses a port list entry without it.
+  containerPort(name, port):: { name: name, containerPort: util.toInt(port, name + ' port'), protocol: 'TCP' },
 
   // An env var read from a Secret key.
   secretEnv(name, secret, key):: {

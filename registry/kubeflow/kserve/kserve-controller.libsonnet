@@ -306,7 +306,7 @@ local util = import 'kubeflow/common/util.libsonnet';
           metadata: { name: $.webhookServiceName, namespace: ns, labels: labels },
           spec: {
             selector: { 'control-plane': 'kserve-controller-manager' },
-            ports: [{ port: 443, targetPort: 'webhook-server' }],
+            ports: [{ port: 443, protocol: 'TCP', targetPort: 'webhook-server' }],
           },
         },
         {
@@ -318,7 +318,7 @@ local util = import 'kubeflow/common/util.libsonnet';
             labels: labels + selector,
             annotations: { 'prometheus.io/port': '8443', 'prometheus.io/scheme': 'https', 'prometheus.io/scrape': 'true' },
           },
-          spec: { selector: selector, ports: [{ name: 'https', port: 8443, targetPort: 'https' }] },
+          spec: { selector: selector, ports: [{ name: 'https', port: 8443, protocol: 'TCP', targetPort: 'https' }] },
         },
         {
           apiVersion: 'apps/v1',

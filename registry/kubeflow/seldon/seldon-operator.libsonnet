@@ -191,7 +191,7 @@ local util = import 'kubeflow/common/util.libsonnet';
           apiVersion: 'v1',
           kind: 'Service',
           metadata: { name: $.webhookServiceName, namespace: ns, labels: labels },
-          spec: { selector: selector, ports: [{ port: 443, targetPort: 'webhook-server' }] },
+          spec: { selector: selector, ports: [{ port: 443, protocol: 'TCP', targetPort: 'webhook-server' }] },
         },
         {
           apiVersion: 'apps/v1',

@@ -158,7 +158,7 @@ local k8s = import 'kubeflow/common/k8s.libsonnet';
             // pod labels keep another "manager" of the namespace out.
             selector: selector,
             ports: [
-              { name: 'monitoring-port', port: 8443, targetPort: 'metrics' },
+              { name: 'monitoring-port', port: 8443, protocol: 'TCP', targetPort: 'metrics' },
               { name: 'webhook-server', port: 443, protocol: 'TCP', targetPort: 'webhook' },
               { name: 'status-server', port: 10443, protocol: 'TCP', targetPort: 'status-server' },
             ],

@@ -108,7 +108,7 @@ local util = import 'kubeflow/common/util.libsonnet';
             type: 'ClusterIP',
             selector: selector,
             ports: [
-              { name: 'monitoring-port', port: 8080, targetPort: 8080 },
+              { name: 'monitoring-port', port: 8080, targetPort: 8080, protocol: 'TCP' },
               { name: 'webhook-server', port: 443, targetPort: 9443, protocol: 'TCP' },
             ],
           },
@@ -140,7 +140,7 @@ local util = import 'kubeflow/common/util.libsonnet';
                   ] + (if util.isNone(util.get(params, 'watchNamespace')) then []
                        else [{ name: 'KUBEFLOW_NAMESPACE', value: params.watchNamespace }]),
                   ports: [
-                    { name: 'metrics', containerPort: 8080 },
+                    { name: 'metrics', containerPort: 8080, protocol: 'TCP' },
                     { name: 'webhook-server', containerPort: 9443, protocol: 'TCP' },
                   ],
                   livenessProbe: { httpGet: { path: '/healthz', port: 8081 }, initialDelaySeconds: 15, periodSeconds: 20, timeoutSeconds: 3 },
