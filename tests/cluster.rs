@@ -512,7 +512,8 @@ fn delete_removes_kf_objects_in_reverse_order_and_leaves_others_alone() {
         "{}",
         run.stdout
     );
-    assert!(run.stdout.contains("3 objects deleted"), "{}", run.stdout);
+    // Three objects and the ApplySet parent.
+    assert!(run.stdout.contains("4 objects deleted"), "{}", run.stdout);
     if let Some(fake) = s.cluster.fake() {
         let order: Vec<String> = fake
             .requests()
@@ -1449,7 +1450,8 @@ fn namespace_flag_overrides_the_envs_namespace() {
             "team-b",
         ],
     );
-    assert!(run.stdout.contains("4 objects deleted"), "{}", run.stdout);
+    // Four objects and the ApplySet parent.
+    assert!(run.stdout.contains("5 objects deleted"), "{}", run.stdout);
     assert!(
         s.cluster
             .get("apps", "deployments", "team-b", "web")
@@ -1600,7 +1602,8 @@ fn delete_dry_run_says_would_delete_and_prune_goes_in_reverse_order() {
     assert!(
         run.stdout
             .contains("deployment.apps/web -n ml-dev would delete (dry run)")
-            && run.stdout.contains("5 objects would be deleted"),
+            // Five objects and the ApplySet parent.
+            && run.stdout.contains("6 objects would be deleted"),
         "{}",
         run.stdout
     );
@@ -2171,11 +2174,11 @@ fn two_apps_of_one_name_in_one_namespace_never_touch_each_others_objects() {
         &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
     );
     assert!(
-        delete_b.stdout.contains("0 objects deleted")
+        delete_b.stdout.contains("1 objects deleted")
             && lines_with(&delete_b.stdout, "deleted")
                 .iter()
                 .all(|l| l.starts_with("secret/kf-app-default-bbbbbbbb22222222 ")
-                    || l == "0 objects deleted"),
+                    || l == "1 objects deleted"),
         "only B's own ApplySet parent: {}",
         delete_b.stdout
     );

@@ -372,3 +372,64 @@ fn an_object_being_deleted_is_not_pruned_again() {
         Some(json!({"metadata": {"finalizers": null}})),
     );
 }
+
+/// The verbs' exits say what happened: `kf status` lists an object whose kind the cluster
+/// does not serve (its CRD is not installed) as Missing and fails; `kf delete` of objects
+/// that are all another app's deletes nothing and fails, and counts what it did delete,
+/// the ApplySet parent included.
+#[test]
+#[ignore = "needs a real API server (tests/envtest/envtest); see the file's header"]
+fn status_and_delete_exits_and_counts_add_up() {
+    let e = env();
+    e.generic_app();
+    write(
+        e.app.root.join("components/job.yaml"),
+        "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata:\n  name: mnist\nspec: {}\n",
+    );
+    let status = e.kf("status", &["-c", "job"]);
+    assert_eq!(status.status, 1, "{}\n{}", status.stdout, status.stderr);
+    assert!(
+        status.stdout.contains("tfjob/mnist") && status.stdout.contains("Missing"),
+        "{}",
+        status.stdout
+    );
+    assert!(
+        status.stdout.contains("is its CRD installed?"),
+        "{}",
+        status.stdout
+    );
+    std::fs::remove_file(e.app.root.join("components/job.yaml")).unwrap();
+
+    assert_eq!(e.kf("apply", &[]).status, 0);
+    let delete = e.kf("delete", &[]);
+    assert_eq!(delete.status, 0, "{}", delete.stderr);
+    let lines = count(&delete.stdout, "deleted");
+    assert_eq!(
+        lines, 4,
+        "3 objects and the ApplySet parent: {}",
+        delete.stdout
+    );
+    assert!(
+        delete.stdout.contains("4 objects deleted"),
+        "{}",
+        delete.stdout
+    );
+
+    // Objects another tool made under the rendered names: left alone, and said so.
+    e.cluster.put(
+        "",
+        "configmaps",
+        e.ns(),
+        json!({"apiVersion": "v1", "kind": "ConfigMap",
+               "metadata": {"name": "settings", "namespace": e.ns()}}),
+        "kubectl",
+    );
+    let delete = e.kf("delete", &["-c", "settings"]);
+    assert_eq!(delete.status, 1, "{}\n{}", delete.stdout, delete.stderr);
+    assert!(
+        delete.stderr.contains("nothing was deleted"),
+        "{}",
+        delete.stderr
+    );
+    assert!(e.exists("", "configmaps", "settings"));
+}

@@ -255,7 +255,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
                 timeout: a.cluster.timeout,
                 for_jobs: a.wait_for_jobs,
             };
-            if let Err(e) = super::status::report(&cluster, &objects, Some(wait)).await {
+            if let Err(e) = super::status::report(&cluster, &objects, &[], Some(wait)).await {
                 return Ok((outcomes, pruned, Some(e)));
             }
         }

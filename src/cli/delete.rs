@@ -57,6 +57,8 @@ pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
     let dry_run = dry_run_mode(&a.dry_run);
     let mut failed = 0;
     let mut deleted = 0;
+    let mut left_alone = 0;
+    let mut already_gone = 0;
     let mut still_there = Vec::new();
     runtime()?.block_on(async {
         let cluster = a.cluster.connect(ctx, &env).await?;
@@ -91,9 +93,13 @@ pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
                         uid: Some(uid),
                         ..found
                     }),
-                    Err(why) => stdout::line(format!("{} left alone: {why}", found.id())),
+                    Err(why) => {
+                        left_alone += 1;
+                        stdout::line(format!("{} left alone: {why}", found.id()));
+                    }
                 },
                 Err(Failure::Status(r)) if r.status == http::StatusCode::NOT_FOUND => {
+                    already_gone += 1;
                     stdout::line(format!("{} already gone", found.id()));
                 }
                 Err(e) => {
@@ -140,8 +146,10 @@ pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
                 })
                 .await
                 {
-                    if d.result.is_err() {
-                        failed += 1;
+                    match d.result {
+                        Ok(true) => deleted += 1,
+                        Ok(false) => {}
+                        Err(_) => failed += 1,
                     }
                 }
             }
@@ -174,6 +182,13 @@ pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
     if failed > 0 {
         bail!(
             "{failed} objects of environment '{}' could not be deleted; see the errors above",
+            env.name
+        );
+    }
+    // Every object found was another's: the delete did nothing the user asked for.
+    if deleted == 0 && already_gone == 0 && left_alone > 0 {
+        bail!(
+            "nothing was deleted: {left_alone} objects of environment '{}' are not this app's to delete (see the lines above); delete them with the tool that made them",
             env.name
         );
     }

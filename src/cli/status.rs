@@ -68,8 +68,37 @@ pub fn watched(items: &[Item], resources: &Resources, env_namespace: &str) -> Ve
         .collect()
 }
 
+/// The rendered objects whose kind the cluster does not serve (a CRD not installed):
+/// `(kind/name, namespace, why)`, each of them Missing.
+pub fn unserved(items: &[Item], resources: &Resources, env_namespace: &str) -> Vec<[String; 3]> {
+    items
+        .iter()
+        .filter(|i| resources.resolve(&i.api_version, &i.kind).is_none())
+        .map(|i| {
+            [
+                format!("{}/{}", i.kind.to_ascii_lowercase(), i.name),
+                i.object
+                    .get("metadata")
+                    .and_then(|m| m["namespace"].as_str())
+                    .unwrap_or(env_namespace)
+                    .to_string(),
+                format!(
+                    "the cluster does not serve {} {} (is its CRD installed?)",
+                    i.api_version, i.kind
+                ),
+            ]
+        })
+        .collect()
+}
+
 /// Print readiness (waiting first if asked); an error when not everything is as it should be.
-pub async fn report(cluster: &Cluster, objects: &[Watched], wait: Option<Wait>) -> Result<()> {
+/// `unserved` objects (see [`unserved`]) are listed as Missing.
+pub async fn report(
+    cluster: &Cluster,
+    objects: &[Watched],
+    unserved: &[[String; 3]],
+    wait: Option<Wait>,
+) -> Result<()> {
     let for_jobs = wait.is_some_and(|w| w.for_jobs);
     let done = |w: &Watched, s: State| waited_for(w, s, for_jobs);
     let (states, in_time) = match wait {
@@ -122,7 +151,7 @@ pub async fn report(cluster: &Cluster, objects: &[Watched], wait: Option<Wait>) 
             result
         }
     };
-    let rows: Vec<Vec<String>> = objects
+    let mut rows: Vec<Vec<String>> = objects
         .iter()
         .zip(&states)
         .map(|(w, (s, d))| {
@@ -134,6 +163,14 @@ pub async fn report(cluster: &Cluster, objects: &[Watched], wait: Option<Wait>) 
             ]
         })
         .collect();
+    rows.extend(unserved.iter().map(|[id, ns, why]| {
+        vec![
+            id.clone(),
+            ns.clone(),
+            State::Missing.as_str().to_string(),
+            why.clone(),
+        ]
+    }));
     stdout::print(&table::render(
         &["NAME", "NAMESPACE", "STATUS", "DETAIL"],
         &rows,
@@ -141,14 +178,16 @@ pub async fn report(cluster: &Cluster, objects: &[Watched], wait: Option<Wait>) 
     let bad = states
         .iter()
         .filter(|(s, _)| matches!(s, State::Failed | State::Missing))
-        .count();
+        .count()
+        + unserved.len();
+    let total = states.len() + unserved.len();
     let not_ready = objects
         .iter()
         .zip(&states)
         .filter(|(w, (s, _))| *s != State::Ready && !(wait.is_some() && done(w, *s)))
         .count();
     if bad > 0 {
-        bail!("{bad} of {} objects are Failed or Missing", states.len());
+        bail!("{bad} of {total} objects are Failed or Missing");
     }
     if let Some(w) = wait
         && (!in_time || not_ready > 0)
@@ -175,10 +214,11 @@ pub fn run(ctx: &Context_, a: StatusArgs) -> Result<()> {
         let cluster = a.cluster.connect(ctx, &env).await?;
         let resources = Resources::discover(&cluster).await?;
         let objects = watched(&items, &resources, &env.namespace);
+        let missing = unserved(&items, &resources, &env.namespace);
         let wait = a.wait.then_some(Wait {
             timeout: a.cluster.timeout,
             for_jobs: a.wait_for_jobs,
         });
-        report(&cluster, &objects, wait).await
+        report(&cluster, &objects, &missing, wait).await
     })
 }
