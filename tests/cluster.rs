@@ -1457,16 +1457,16 @@ fn namespace_flag_overrides_the_envs_namespace() {
             .get("apps", "deployments", "team-b", "web")
             .is_none()
     );
-    // A namespace that does not exist is the server's error, said for each object.
+    // A namespace that does not exist is one error, before anything is sent.
     let run = s.apply(&["-n", "nowhere"]);
     assert_eq!(run.status, 1);
-    if s.cluster.fake().is_some() {
-        assert!(
-            run.stderr.contains("namespaces \"nowhere\" not found"),
-            "{}",
-            run.stderr
-        );
-    }
+    assert!(
+        run.stderr.contains("namespace nowhere does not exist")
+            && run.stderr.contains("--create-namespace"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stdout.contains("created"), "{}", run.stdout);
 }
 
 #[test]

@@ -415,7 +415,14 @@ fn status_and_delete_exits_and_counts_add_up() {
         delete.stdout
     );
 
-    // Objects another tool made under the rendered names: left alone, and said so.
+    // Objects another tool made under the rendered names: left alone, and said so. (Once
+    // the foreground deletion of kf's is finished.)
+    for _ in 0..100 {
+        if !e.exists("", "configmaps", "settings") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
     e.cluster.put(
         "",
         "configmaps",
@@ -432,4 +439,45 @@ fn status_and_delete_exits_and_counts_add_up() {
         delete.stderr
     );
     assert!(e.exists("", "configmaps", "settings"));
+}
+
+/// An env whose namespace does not exist: one clear error before anything is sent (not a
+/// 404 per object), and `--create-namespace` makes it.
+#[test]
+#[ignore = "needs a real API server (tests/envtest/envtest); see the file's header"]
+fn a_missing_namespace_is_one_error_or_created_on_request() {
+    let e = env();
+    e.generic_app();
+    let missing = format!("{}-new", e.ns());
+    ok(
+        &e.app.root,
+        &["env", "set", "default", "--namespace", &missing],
+    );
+    let run = e.kf("apply", &[]);
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert_eq!(
+        run.stderr.matches("does not exist").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("--create-namespace"), "{}", run.stderr);
+    assert!(!run.stdout.contains("created"), "{}", run.stdout);
+    let run = e.kf("apply", &["--create-namespace"]);
+    assert_eq!(run.status, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains(&format!("namespace/{missing} created")),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        e.cluster
+            .get("", "configmaps", &missing, "settings")
+            .is_some()
+    );
+    e.cluster.request(
+        http::Method::DELETE,
+        &format!("/api/v1/namespaces/{missing}"),
+        None,
+    );
 }

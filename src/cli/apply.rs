@@ -56,6 +56,10 @@ pub struct ApplyArgs {
     /// Objects applied at once within a tier.
     #[arg(long, value_name = "N", default_value_t = 8)]
     concurrency: usize,
+    /// Create the environment's namespace if it does not exist (as Helm's flag does; it is
+    /// not labelled as kf's, so neither prune nor kf delete removes it).
+    #[arg(long)]
+    create_namespace: bool,
 }
 
 /// How long apply waits for new CRDs: up to a minute, never more than half of --timeout,
@@ -147,6 +151,25 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
     let (outcomes, pruned, wait_error) = runtime()?.block_on(async {
         let cluster = a.cluster.connect(ctx, &env).await?;
         let resources = Resources::discover(&cluster).await?;
+        let renders_namespace = items
+            .iter()
+            .any(|i| i.kind == "Namespace" && i.api_version == "v1" && i.name == env.namespace);
+        let ns = kf::cluster::namespace::ensure(
+            &cluster,
+            &env.namespace,
+            renders_namespace,
+            a.create_namespace,
+            options.dry_run,
+        )
+        .await?;
+        if ns == kf::cluster::namespace::Namespace::Created {
+            let suffix = match options.dry_run {
+                DryRun::None => "",
+                DryRun::Client => " (dry run)",
+                DryRun::Server => " (server dry run)",
+            };
+            stdout::line(format!("namespace/{} created{suffix}", env.namespace));
+        }
         // What prune would delete is shown before anything changes.
         let doomed = if a.prune {
             let keep = items

@@ -7,6 +7,7 @@ pub mod applyset;
 pub mod client;
 pub mod diff;
 pub mod labels;
+pub mod namespace;
 pub mod ownership;
 pub mod prune;
 pub mod redact;
