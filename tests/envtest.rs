@@ -101,6 +101,13 @@ fn apply_reapply_diff_and_delete_a_generic_app() {
     let first = e.kf("apply", &[]);
     assert_eq!(first.status, 0, "{}\n{}", first.stdout, first.stderr);
     assert_eq!(count(&first.stdout, "created"), 3, "{}", first.stdout);
+    // `kf init` records v1.33.0; the server is 1.20: said once.
+    assert_eq!(
+        first.stderr.matches("but the cluster runs v1.20.2").count(),
+        1,
+        "{}",
+        first.stderr
+    );
     let cm = e.cluster.get("", "configmaps", e.ns(), "settings").unwrap();
     let managers: Vec<&str> = cm["metadata"]["managedFields"]
         .as_array()

@@ -70,9 +70,15 @@ impl ClusterArgs {
             ..RetryPolicy::default()
         };
         let (client, endpoint) = connect(env, &self.connect_options(ctx)).await?;
-        Ok(Cluster::new(client, policy)
+        let cluster = Cluster::new(client, policy)
             .with_endpoint(endpoint)
-            .with_timeout(self.timeout, started))
+            .with_timeout(self.timeout, started);
+        if let Some((server, git)) = kf::cluster::version::of_server(&cluster).await
+            && let Some(w) = kf::cluster::version::skew(&env.name, &env.k8s_version, server, &git)
+        {
+            eprintln!("warning: {w}");
+        }
+        Ok(cluster)
     }
 }
 

@@ -14,6 +14,7 @@ pub mod redact;
 pub mod resources;
 pub mod select;
 pub mod status;
+pub mod version;
 
 use crate::app::Environment;
 use crate::render::RenderedObject;
