@@ -488,3 +488,54 @@ fn a_missing_namespace_is_one_error_or_created_on_request() {
         None,
     );
 }
+
+/// A misspelt field of a custom resource: a 1.20 server would drop it and say `created`.
+/// kf checks the resource against its CRD — in the render, or (on a later apply) the one
+/// the server has — and refuses it; `--validate=warn` applies it with a warning.
+#[test]
+#[ignore = "needs a real API server (tests/envtest/envtest); see the file's header"]
+fn a_misspelt_field_of_a_custom_resource_is_refused() {
+    let e = env();
+    let group = format!("{}.e2e.kf.dev", e.ns());
+    write(
+        e.app.root.join("components/crd.yaml"),
+        &format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.{group}\nspec:\n  group: {group}\n  scope: Namespaced\n  names: {{plural: gadgets, singular: gadget, kind: Gadget}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              cleanPodPolicy: {{type: string}}\n"
+        ),
+    );
+    write(
+        e.app.root.join("components/gadget.yaml"),
+        &format!(
+            "apiVersion: {group}/v1\nkind: Gadget\nmetadata:\n  name: g\nspec:\n  cleanPodPolicyy: All\n"
+        ),
+    );
+    let run = e.kf("apply", &[]);
+    assert_eq!(run.status, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("gadget") && run.stderr.contains("cleanPodPolicyy"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("--validate=warn"), "{}", run.stderr);
+    assert!(e.cluster.get(&group, "gadgets", e.ns(), "g").is_none());
+
+    // The CRD is on the server now; without it in the render, the server's copy is read.
+    std::fs::remove_file(e.app.root.join("components/crd.yaml")).unwrap();
+    let run = e.kf("apply", &["-c", "gadget"]);
+    assert_eq!(run.status, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("cleanPodPolicyy"), "{}", run.stderr);
+
+    // With --validate=warn kf says so and sends it; this structural schema makes 1.20's
+    // server-side apply refuse it itself (a CRD that preserves unknown fields would not).
+    let run = e.kf("apply", &["-c", "gadget", "--validate=warn"]);
+    assert!(
+        run.stderr.contains("sent anyway (--validate=warn)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("field not declared in schema"),
+        "{}",
+        run.stderr
+    );
+}

@@ -60,6 +60,11 @@ pub struct ApplyArgs {
     /// not labelled as kf's, so neither prune nor kf delete removes it).
     #[arg(long)]
     create_namespace: bool,
+    /// strict: an object with an unknown or mistyped field is refused (the server checks
+    /// from 1.25; before, kf checks custom resources against their CRD's schema);
+    /// warn: say so and apply; ignore: check nothing.
+    #[arg(long, value_name = "MODE", default_value = "strict", value_parser = ["strict", "warn", "ignore"])]
+    validate: String,
 }
 
 /// How long apply waits for new CRDs: up to a minute, never more than half of --timeout,
@@ -144,6 +149,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
             &env.name,
             &env.namespace,
         )),
+        fields: Default::default(),
     };
     let scope_components = prune_components(&selected, &rendered.objects);
     let mut prune_error = None;
@@ -162,6 +168,22 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
             options.dry_run,
         )
         .await?;
+        let mode = match a.validate.as_str() {
+            "warn" => kf::cluster::field_check::FieldValidation::Warn,
+            "ignore" => kf::cluster::field_check::FieldValidation::Ignore,
+            _ => kf::cluster::field_check::FieldValidation::Strict,
+        };
+        let options = ApplyOptions {
+            fields: kf::cluster::field_check::plan(
+                &cluster,
+                &resources,
+                &items,
+                mode,
+                cluster.version(),
+            )
+            .await,
+            ..options.clone()
+        };
         if ns == kf::cluster::namespace::Namespace::Created {
             let suffix = match options.dry_run {
                 DryRun::None => "",

@@ -73,12 +73,13 @@ impl ClusterArgs {
         let cluster = Cluster::new(client, policy)
             .with_endpoint(endpoint)
             .with_timeout(self.timeout, started);
-        if let Some((server, git)) = kf::cluster::version::of_server(&cluster).await
-            && let Some(w) = kf::cluster::version::skew(&env.name, &env.k8s_version, server, &git)
+        let version = kf::cluster::version::of_server(&cluster).await;
+        if let Some((server, git)) = &version
+            && let Some(w) = kf::cluster::version::skew(&env.name, &env.k8s_version, *server, git)
         {
             eprintln!("warning: {w}");
         }
-        Ok(cluster)
+        Ok(cluster.with_version(version.map(|(v, _)| v)))
     }
 }
 

@@ -108,6 +108,7 @@ fn server_check(
         owner,
         // Checking objects, not recording a set.
         applyset: None,
+        fields: Default::default(),
     };
     let outcomes = super::cluster_args::runtime()?.block_on(async {
         let cluster = cluster_args.connect(ctx, &env).await?;

@@ -44,6 +44,8 @@ pub struct ApplyOptions {
     pub owner: Owner,
     /// The KEP-3659 ApplySet whose parent to keep up to date (none: no parent).
     pub applyset: Option<ApplySet>,
+    /// How fields are checked: the server's `fieldValidation`, or objects kf refused.
+    pub fields: super::field_check::Plan,
 }
 
 /// What happened to one object.
@@ -277,6 +279,8 @@ async fn apply_one(
     options: &ApplyOptions,
     known: &Known,
 ) -> Outcome {
+    // As the field check knew it: before it is placed in its namespace.
+    let refused = options.fields.refused.get(&super::field_check::key(&item));
     let namespace = place(&mut item, &res, env_namespace);
     let id = format!("{}/{}", res.kind_name(), item.name);
     let mut outcome = Outcome {
@@ -289,6 +293,10 @@ async fn apply_one(
     };
     if item.name.is_empty() {
         outcome.result = Err("the object has no metadata.name".into());
+        return outcome;
+    }
+    if let Some(why) = refused {
+        outcome.result = Err(why.clone());
         return outcome;
     }
     let path = res.path(namespace.as_deref(), Some(&item.name));
@@ -395,6 +403,9 @@ fn apply_query(options: &ApplyOptions) -> String {
     );
     if options.dry_run == DryRun::Server {
         query.push_str("&dryRun=All");
+    }
+    if let Some(v) = options.fields.query {
+        query.push_str(&format!("&fieldValidation={v}"));
     }
     query
 }

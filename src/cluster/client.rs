@@ -153,6 +153,8 @@ pub struct Cluster {
     quiet: bool,
     /// Where requests go, to name it when they cannot get there.
     endpoint: Endpoint,
+    /// The server's version, once read.
+    version: Option<super::version::MinorVersion>,
 }
 
 impl Cluster {
@@ -164,7 +166,18 @@ impl Cluster {
             budget: Duration::ZERO,
             quiet: false,
             endpoint: Endpoint::default(),
+            version: None,
         }
+    }
+
+    /// Remember the server's version (see [`super::version::of_server`]).
+    pub fn with_version(mut self, version: Option<super::version::MinorVersion>) -> Self {
+        self.version = version;
+        self
+    }
+
+    pub fn version(&self) -> Option<super::version::MinorVersion> {
+        self.version
     }
 
     /// Name this server (and proxy) when a request cannot reach it.
