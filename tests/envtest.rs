@@ -539,3 +539,32 @@ fn a_misspelt_field_of_a_custom_resource_is_refused() {
         run.stderr
     );
 }
+
+/// A second apply of unchanged objects reports every one `unchanged`, even where the
+/// 1.20 server writes the apply anyway (a new resourceVersion, nothing but managedFields'
+/// time changed: seen on the ambassador package's Deployment).
+#[test]
+#[ignore = "needs a real API server (tests/envtest/envtest); see the file's header"]
+fn a_second_apply_of_the_ambassador_package_changes_nothing() {
+    let e = env();
+    ok(&e.app.root, &["generate", "ambassador", "amb"]);
+    let first = e.kf("apply", &[]);
+    assert!(
+        first.stdout.contains("deployment.apps/amb") && first.stdout.contains("created"),
+        "{}\n{}",
+        first.stdout,
+        first.stderr
+    );
+    let second = e.kf("apply", &[]);
+    let changed: Vec<&str> = second
+        .stdout
+        .lines()
+        .filter(|l| l.contains('/') && (l.ends_with("configured") || l.ends_with("created")))
+        .collect();
+    assert!(changed.is_empty(), "{}", second.stdout);
+    assert!(
+        second.stdout.contains("deployment.apps/amb -n") && second.stdout.contains("unchanged"),
+        "{}",
+        second.stdout
+    );
+}

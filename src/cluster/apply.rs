@@ -386,6 +386,11 @@ async fn apply_one(
                     }
                 }
                 Some(live) if rv(live).is_some() && rv(live) == rv(&r.body) => Action::Unchanged,
+                // A 1.20 server may write an apply that changes nothing but the time in
+                // managedFields (a new resourceVersion): the object is as it was.
+                Some(live) if super::diff::comparable(live) == super::diff::comparable(&r.body) => {
+                    Action::Unchanged
+                }
                 Some(_) => Action::Configured,
             })
         }
