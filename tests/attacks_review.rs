@@ -289,3 +289,61 @@ fn json_type_errors_do_not_quote_the_file() {
     assert!(err.contains(".kf-journal"), "{err}");
     assert!(!err.contains(TOKEN), "{err}");
 }
+
+// ---- Rule 3: present but unreadable is an error, never skipped ---------------------------
+
+/// A FIFO named as an import, in the importing file's folder, was skipped as if absent:
+/// the import read another file of that name further along the search path (vendor/).
+#[test]
+fn a_fifo_in_the_import_path_is_refused_not_searched_past() {
+    let app = new_app();
+    write(
+        app.root.join("vendor/shared.libsonnet"),
+        "{ v: 'from-vendor' }\n",
+    );
+    assert!(
+        Command::new("mkfifo")
+            .arg(app.root.join("components/shared.libsonnet"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    write(
+        app.root.join("components/c.jsonnet"),
+        "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { v: (import 'shared.libsonnet').v } }\n",
+    );
+    let run = kf_bounded(&app.root, &["show", "default"]);
+    assert!(!run.stdout.contains("from-vendor"), "{}", run.stdout);
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("components/shared.libsonnet") && run.stderr.contains("FIFO"),
+        "{}",
+        run.stderr
+    );
+}
+
+// ---- Rule 1: kf's cleanup removes only its own staging ----------------------------------
+
+/// Every command that takes the write lock deleted every `.kf-*` file of this user's
+/// anywhere in the app (a clone's files are all the user's): `docs/.kf-notes.md`, a
+/// `.github/.kf-ci.yml`, the staging of a nested app's kf in the middle of its commit.
+#[test]
+fn cleanup_leaves_kf_named_files_outside_the_folders_kf_stages_in() {
+    let app = new_app();
+    let notes = app.root.join("docs/.kf-notes.md");
+    let ci = app.root.join(".github/.kf-ci.yml");
+    let nested = app.root.join("examples/inner/.kf-abc.tmp");
+    for f in [&notes, &ci, &nested] {
+        write(f, "the user's\n");
+    }
+    let staged = app.root.join("components/.kf-left.tmp");
+    write(&staged, "a killed kf's\n");
+    ok(&app.root, &["generate", "namespace", "ns"]);
+    for f in [&notes, &ci, &nested] {
+        assert_eq!(read(f), "the user's\n", "{}", f.display());
+    }
+    assert!(
+        !staged.exists(),
+        "kf's own leftover staging is still removed"
+    );
+}

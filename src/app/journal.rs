@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 pub const JOURNAL_FILE: &str = ".kf-journal";
 
 /// The folders below the app root whose contents kf writes.
-const MANAGED_FOLDERS: &[&str] = &["components", "environments", "vendor", "lib"];
+pub const MANAGED_FOLDERS: &[&str] = &["components", "environments", "vendor", "lib"];
 /// The files at the app root that kf writes.
 const MANAGED_FILES: &[&str] = &[
     "app.yaml",
