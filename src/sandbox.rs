@@ -235,6 +235,21 @@ fn refusal(path: &Path, e: std::io::Error) -> ReadError {
     }
 }
 
+/// The path the open `file` was reached by, as the kernel resolved it at the open
+/// (Linux's `/proc/self/fd` link); `None` where that cannot be known.
+#[cfg(target_os = "linux")]
+fn opened_path(file: &File) -> Option<PathBuf> {
+    use std::os::fd::AsRawFd;
+    std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
+        .ok()
+        .filter(|p| p.is_absolute())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn opened_path(_file: &File) -> Option<PathBuf> {
+    None
+}
+
 /// Folders kf may read from for one render: the app, the `-J` folders, kf's own cache.
 /// A path is read if it resolves, through every symlink on the way, to a regular file
 /// inside one of them.
@@ -297,10 +312,14 @@ impl Sandbox {
         })
     }
 
+    fn allows(&self, real: &Path) -> bool {
+        self.roots.iter().any(|r| real.starts_with(r)) || self.verified_for(real).is_some()
+    }
+
     /// The real path of `path`, if it exists and resolves inside the sandbox.
     pub fn resolve(&self, path: &Path) -> Result<PathBuf, ReadError> {
         let real = path.canonicalize().map_err(|e| ReadError::io(path, e))?;
-        if self.roots.iter().any(|r| real.starts_with(r)) || self.verified_for(&real).is_some() {
+        if self.allows(&real) {
             Ok(real)
         } else {
             Err(ReadError::Outside {
@@ -314,16 +333,32 @@ impl Sandbox {
     /// The bytes of `path`, at most [`RENDER_FILE_CAP`] of them, if it is a regular file
     /// inside the sandbox.
     pub fn read(&self, path: &Path) -> Result<Vec<u8>, ReadError> {
-        let real = self.resolve(path)?;
+        self.read_at_most(path, RENDER_FILE_CAP)
+    }
+
+    /// [`Sandbox::read`], of at most `cap` bytes.
+    pub fn read_at_most(&self, path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+        let checked = self.resolve(path)?;
         // The real path has no symlink left: O_NOFOLLOW refuses one swapped in since.
-        let file = open_regular(&real).map_err(|e| match e {
+        let file = open_regular(&checked).map_err(|e| match e {
             ReadError::NotRegular { what, .. } => ReadError::NotRegular {
                 path: path.to_path_buf(),
                 what,
             },
             other => other,
         })?;
-        let bytes = read_capped(file, path, RENDER_FILE_CAP)?;
+        // O_NOFOLLOW covers only the last component: a folder on the way may have been
+        // swapped for a symlink out since the check. Where the open landed must be inside
+        // too (and is what a library's digest is looked up by).
+        let real = opened_path(&file).unwrap_or(checked);
+        if !self.allows(&real) {
+            return Err(ReadError::Outside {
+                path: path.to_path_buf(),
+                resolved: real,
+                allowed: self.describe(),
+            });
+        }
+        let bytes = read_capped(file, path, cap)?;
         if !self.roots.iter().any(|r| real.starts_with(r))
             && let Some((v, rel)) = self.verified_for(&real)
         {

@@ -531,10 +531,13 @@ pub fn has_journal(root: &Path) -> bool {
 
 /// Remove `.kf-*` staging files and folders a kf killed before its journal left behind.
 /// The caller holds the write lock and has recovered any journal, so none is in use.
+/// kf stages only at the root and below the folders it manages
+/// ([`journal::MANAGED_FOLDERS`]): a `.kf-` file elsewhere (`docs/`, `.github/`, a
+/// nested app's staging mid-commit) is not its own, and is left alone.
 pub fn remove_leftovers(root: &Path) {
     let keep = [super::lock::LOCK_FILE, JOURNAL_FILE];
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
+    let mut stack = vec![(root.to_path_buf(), true)];
+    while let Some((dir, at_root)) = stack.pop() {
         let Ok(entries) = fs::read_dir(&dir) else {
             continue;
         };
@@ -558,8 +561,11 @@ pub fn remove_leftovers(root: &Path) {
                 } else {
                     fs::remove_file(&path)
                 };
-            } else if kind.is_dir() && name != ".git" {
-                stack.push(entry.path());
+            } else if kind.is_dir()
+                && name != ".git"
+                && (!at_root || journal::MANAGED_FOLDERS.contains(&name.as_ref()))
+            {
+                stack.push((entry.path(), false));
             }
         }
     }

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 pub const JOURNAL_FILE: &str = ".kf-journal";
 
 /// The folders below the app root whose contents kf writes.
-const MANAGED_FOLDERS: &[&str] = &["components", "environments", "vendor", "lib"];
+pub const MANAGED_FOLDERS: &[&str] = &["components", "environments", "vendor", "lib"];
 /// The files at the app root that kf writes.
 const MANAGED_FILES: &[&str] = &[
     "app.yaml",
@@ -171,7 +171,7 @@ pub fn open(real_root: &Path, bytes: &[u8], key: &[u8]) -> Result<Vec<Step>, Jou
     let record: Sealed = serde_json::from_slice(bytes).map_err(|e| {
         JournalError::Untrusted(format!(
             "it is not a kf journal ({})",
-            super::error_summary(&e.to_string())
+            super::json_error_summary(&e)
         ))
     })?;
     if record.mac.is_empty() {

@@ -349,8 +349,9 @@ impl App {
             name: String::new(),
             dir: root.clone(),
         }];
-        let mut stack = vec![root.clone()];
-        while let Some(dir) = stack.pop() {
+        let mut walk = Walk::of(&self.root, &root)?;
+        let mut stack = vec![(root.clone(), walk.start.clone())];
+        while let Some((dir, real)) = stack.pop() {
             let entries = match fs::read_dir(&dir) {
                 Ok(e) => e,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -361,6 +362,9 @@ impl App {
                     continue;
                 }
                 let path = entry.path();
+                let Some(real) = walk.enter(&entry, &real)? else {
+                    continue;
+                };
                 if path.join("params.libsonnet").is_file() {
                     let rel = path.strip_prefix(&root).unwrap_or(&path);
                     let name: Vec<String> = rel
@@ -372,7 +376,7 @@ impl App {
                         dir: path.clone(),
                     });
                 }
-                stack.push(path);
+                stack.push((path, real));
             }
         }
         out[1..].sort_by(|a, b| a.name.cmp(&b.name));
@@ -565,6 +569,56 @@ fn module_components(module: &Module, out: &mut Vec<Component>) -> Result<(), Ap
     Ok(())
 }
 
+/// A walk of a folder of the app (components/ for its modules, a 0.1.0 app's
+/// environments/): it goes into a symlinked folder only once, by its real path (two
+/// symlinks to `.` would otherwise make 2^40 paths to walk), and never out of the app.
+struct Walk {
+    app: PathBuf,
+    /// The real path of the folder the walk starts in.
+    start: PathBuf,
+    seen: std::collections::BTreeSet<PathBuf>,
+}
+
+impl Walk {
+    fn of(app_root: &Path, start: &Path) -> Result<Walk, AppError> {
+        let app = app_root.canonicalize().map_err(|source| AppError::Read {
+            path: app_root.to_path_buf(),
+            source,
+        })?;
+        let start = start
+            .canonicalize()
+            .unwrap_or_else(|_| app.join(start.strip_prefix(app_root).unwrap_or(start)));
+        Ok(Walk {
+            app,
+            seen: std::collections::BTreeSet::from([start.clone()]),
+            start,
+        })
+    }
+
+    /// The real path of the folder `entry` (listed in the folder whose real path is
+    /// `parent`), if the walk goes into it: not when it was walked already; an error when
+    /// it resolves outside the app.
+    fn enter(&mut self, entry: &fs::DirEntry, parent: &Path) -> Result<Option<PathBuf>, AppError> {
+        let path = entry.path();
+        let real = match entry.file_type() {
+            Ok(t) if !t.is_symlink() => parent.join(entry.file_name()),
+            _ => path.canonicalize().map_err(|source| AppError::Read {
+                path: path.clone(),
+                source,
+            })?,
+        };
+        if !real.starts_with(&self.app) {
+            return Err(crate::sandbox::ReadError::Outside {
+                path,
+                resolved: real,
+                allowed: self.app.display().to_string(),
+            }
+            .into());
+        }
+        Ok(self.seen.insert(real.clone()).then_some(real))
+    }
+}
+
 /// Whether a listed entry is a folder, following a symlink as `Path::is_dir` does; the
 /// listing's file type spares a `stat` per entry where it is not a symlink.
 fn is_dir(entry: &fs::DirEntry) -> bool {
@@ -577,23 +631,30 @@ fn is_dir(entry: &fs::DirEntry) -> bool {
 /// ksonnet 0.1.0 kept each environment's destination in `environments/<env>/spec.json`.
 fn migrate_legacy_environments(root: &Path, spec: &mut AppSpec) -> Result<(), AppError> {
     let envs_dir = root.join("environments");
-    let mut stack = vec![envs_dir.clone()];
-    while let Some(dir) = stack.pop() {
+    let mut walk = Walk::of(root, &envs_dir)?;
+    let mut stack = vec![(envs_dir.clone(), walk.start.clone())];
+    while let Some((dir, real)) = stack.pop() {
         let Ok(entries) = fs::read_dir(&dir) else {
             continue;
         };
         for entry in entries.flatten() {
             let path = entry.path();
-            if !path.is_dir() {
+            if !is_dir(&entry) {
                 continue;
             }
+            let Some(real) = walk.enter(&entry, &real)? else {
+                continue;
+            };
             let spec_json = path.join("spec.json");
             if spec_json.is_file() {
                 let text = crate::sandbox::Sandbox::new([root]).read_text(&spec_json)?;
                 let dest: Destination =
                     serde_json::from_str(&text).map_err(|e| AppError::Invalid {
                         path: spec_json.clone(),
-                        message: format!("not a valid environment spec: {e}"),
+                        message: format!(
+                            "not a valid environment spec: {}",
+                            json_error_summary(&e)
+                        ),
                     })?;
                 let rel = path
                     .strip_prefix(&envs_dir)
@@ -610,7 +671,7 @@ fn migrate_legacy_environments(root: &Path, spec: &mut AppSpec) -> Result<(), Ap
                         extra: BTreeMap::new(),
                     });
             } else {
-                stack.push(path);
+                stack.push((path, real));
             }
         }
     }
@@ -652,6 +713,24 @@ pub fn error_summary(message: &str) -> String {
         .find(|l| !l.is_empty())
         .unwrap_or("")
         .to_string()
+}
+
+/// A JSON parser's error in the same way: serde_json's type errors quote the value they
+/// met (`invalid type: string "<a token>"`), so a message that quotes anything is told
+/// by its kind and place only.
+pub fn json_error_summary(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    let message = error_summary(&e.to_string());
+    if !message.contains(['"', '\'']) {
+        return message;
+    }
+    let what = match e.classify() {
+        Category::Io => "cannot be read",
+        Category::Syntax => "invalid JSON",
+        Category::Data => "a value of the wrong type",
+        Category::Eof => "unexpected end of the file",
+    };
+    format!("{what} at line {} column {}", e.line(), e.column())
 }
 
 /// Component and prototype-instance names: what ksonnet allowed, minus anything that could

@@ -66,9 +66,19 @@ impl KfImportResolver {
             )),
             Err(e) => bail!(ImportIo(e.to_string())),
         };
-        // A folder (or a FIFO, a device) of that name is not the file: search on.
-        if !fs::symlink_metadata(&canonical).is_ok_and(|m| m.is_file()) {
-            return Ok(None);
+        // A folder of that name is not the file: search on. A FIFO, a device or a socket
+        // is refused, naming it: skipping it would make the import read another file of
+        // that name further along the search path, behind the user's back.
+        match fs::symlink_metadata(&canonical) {
+            Ok(m) if m.is_file() => {}
+            Ok(m) if !m.is_dir() => bail!(ImportIo(
+                ReadError::NotRegular {
+                    path: path.to_path_buf(),
+                    what: crate::sandbox::kind_of(&m),
+                }
+                .to_string()
+            )),
+            _ => return Ok(None),
         }
         Ok(Some(SourcePath::new(jrsonnet_ir::SourceFile::new(
             canonical,

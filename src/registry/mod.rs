@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::app::{App, AppError, AppSpec, FileSet};
 use crate::embedded;
 use crate::prototype::{HeaderError, Prototype, parse_prototype};
-use crate::sandbox::{RENDER_FILE_CAP, read_regular};
+use crate::sandbox::RENDER_FILE_CAP;
 
 /// The registry built into kf.
 pub const BUILTIN: &str = "kubeflow";
@@ -235,14 +235,14 @@ pub fn vendored_packages(app: &App) -> Result<Vec<Package>, RegistryError> {
             }
             let name = dir_name.split('@').next().unwrap_or(&dir_name).to_string();
             let mut files = BTreeMap::new();
-            if let Some(t) = read_vendored(&dir.join("parts.yaml"), remote::INDEX_FILE_CAP)? {
+            if let Some(t) = read_vendored(app, &dir.join("parts.yaml"), remote::INDEX_FILE_CAP)? {
                 files.insert("parts.yaml".to_string(), t);
             }
             if let Ok(entries) = std::fs::read_dir(dir.join("prototypes")) {
                 for e in entries.flatten() {
                     let n = file_name(&e.path());
                     if n.ends_with(".jsonnet")
-                        && let Some(t) = read_vendored(&e.path(), RENDER_FILE_CAP)?
+                        && let Some(t) = read_vendored(app, &e.path(), RENDER_FILE_CAP)?
                     {
                         files.insert(format!("prototypes/{n}"), t);
                     }
@@ -267,10 +267,12 @@ pub fn vendored_packages(app: &App) -> Result<Vec<Package>, RegistryError> {
     Ok(out)
 }
 
-/// A file of a vendored package, `None` when there is none; a FIFO, a device or a symlink
-/// in its place is refused (naming it), never waited on.
-fn read_vendored(path: &Path, cap: u64) -> Result<Option<Vec<u8>>, RegistryError> {
-    match read_regular(path, cap) {
+/// A file of a vendored package, `None` when there is none; a FIFO or a device in its
+/// place is refused (naming it), never waited on. It is read as every file of the app is,
+/// through the app's sandbox: a `vendor/<registry>`, package or `prototypes` folder
+/// symlinked out of the app is refused, not read from wherever it points.
+fn read_vendored(app: &App, path: &Path, cap: u64) -> Result<Option<Vec<u8>>, RegistryError> {
+    match app.sandbox().read_at_most(path, cap) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.is_not_found() => Ok(None),
         Err(e) => Err(e.into()),
