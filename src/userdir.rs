@@ -4,7 +4,8 @@
 //! Both may sit on a shared machine — a shared `XDG_CACHE_HOME`, a CI runner's HOME, the
 //! temp folder — where another user could have made the folder first and filled it. So
 //! each is used only while it is this user's alone: a real folder (not a symlink) owned
-//! by this user, writable by nobody else, in a parent nobody else can swap it out of.
+//! by this user, writable by nobody else, in a parent that others cannot write in (or
+//! that is sticky, as `/tmp` is), so nobody else can swap it out.
 //! Anything else is refused with the reason and the fix, never used.
 
 use std::path::{Path, PathBuf};
