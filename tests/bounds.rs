@@ -11,8 +11,8 @@ mod support;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use support::*;
 
@@ -21,51 +21,12 @@ const OUTER_LIMIT: Duration = Duration::from_secs(90);
 
 /// Run kf with `vars` set; kill it and fail the test if it has not ended by `OUTER_LIMIT`.
 fn kf_bounded(dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kf"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("KF_FAULT_POINT")
-        .envs(vars.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the kf binary runs");
-    let mut stdout = child.stdout.take().expect("piped stdout");
-    let mut stderr = child.stderr.take().expect("piped stderr");
-    let out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr.read_to_string(&mut s);
-        s
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("kf can be waited for") {
-            break status;
-        }
-        if started.elapsed() > OUTER_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("kf {args:?} did not end within {OUTER_LIMIT:?}: it hangs");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let run = Run {
-        status: status.code().unwrap_or(-1),
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
-    };
-    assert!(
-        !run.stderr.contains("panicked"),
-        "kf panicked: {}",
-        run.stderr
-    );
-    run
+    let vars: Vec<(&str, &std::ffi::OsStr)> = vars
+        .iter()
+        .map(|(k, v)| (*k, std::ffi::OsStr::new(*v)))
+        .collect();
+    kf_within(dir, args, &vars, OUTER_LIMIT)
+        .unwrap_or_else(|| panic!("kf {args:?} did not end within {OUTER_LIMIT:?}: it hangs"))
 }
 
 /// [`kf_bounded`], requiring exit 1 with an error; returns stderr.
@@ -660,6 +621,14 @@ fn a_server_reply_that_echoes_a_token_is_quoted_masked() {
 fn a_proxy_page_that_echoes_a_token_is_quoted_masked() {
     let app = new_app();
     let fake = support::apiserver::ApiServer::start();
+    // The env's namespace exists, as apply checks before it sends anything.
+    fake.put(
+        "",
+        "namespaces",
+        "",
+        serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml-dev"}}),
+        "kf-test",
+    );
     ok(&app.root, &["env", "set", "default", "--server", &fake.url]);
     ok(
         &app.root,

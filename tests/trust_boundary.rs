@@ -9,39 +9,18 @@ mod support;
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use support::sentinel::Sentinel;
 use support::*;
 
 /// Run kf with `vars`, killed (and the test failed) if it runs past 30 s.
 fn bounded(dir: &Path, args: &[&str], vars: &[(&str, &Path)]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kf"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("KF_FAULT_POINT")
-        .env_remove("KF_TEST_FAIL_AT")
-        .envs(vars.iter().map(|(k, v)| (*k, v.as_os_str())))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("kf runs");
-    let start = Instant::now();
-    while child.try_wait().expect("kf runs").is_none() {
-        if start.elapsed() > Duration::from_secs(30) {
-            let _ = child.kill();
-            panic!("kf {args:?} hung");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().expect("kf runs");
-    Run {
-        status: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    let vars: Vec<(&str, &std::ffi::OsStr)> =
+        vars.iter().map(|(k, v)| (*k, v.as_os_str())).collect();
+    kf_within(dir, args, &vars, Duration::from_secs(30))
+        .unwrap_or_else(|| panic!("kf {args:?} hung"))
 }
 
 fn refused(r: &Run, what: &str) -> String {

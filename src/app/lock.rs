@@ -76,7 +76,7 @@ impl From<LockError> for AppError {
 /// only a regular file.
 #[cfg(unix)]
 fn open_lock_file(path: &Path) -> Result<File, LockError> {
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    use std::os::unix::fs::OpenOptionsExt;
     let io = |source| LockError::Io {
         path: path.to_path_buf(),
         source,
@@ -98,19 +98,9 @@ fn open_lock_file(path: &Path) -> Result<File, LockError> {
         }
         Err(e) => match std::fs::symlink_metadata(path) {
             Ok(m) if !m.is_file() => {
-                let t = m.file_type();
-                let what = if t.is_fifo() {
-                    "a FIFO"
-                } else if t.is_dir() {
-                    "a folder"
-                } else if t.is_socket() {
-                    "a socket"
-                } else {
-                    "a special file"
-                };
                 return Err(LockError::NotAFile {
                     path: path.to_path_buf(),
-                    what,
+                    what: crate::sandbox::kind_of(&m),
                 });
             }
             _ => return Err(io(e)),
@@ -118,16 +108,9 @@ fn open_lock_file(path: &Path) -> Result<File, LockError> {
     };
     let meta = file.metadata().map_err(io)?;
     if !meta.is_file() {
-        let t = meta.file_type();
         return Err(LockError::NotAFile {
             path: path.to_path_buf(),
-            what: if t.is_fifo() {
-                "a FIFO"
-            } else if t.is_char_device() || t.is_block_device() {
-                "a device"
-            } else {
-                "a special file"
-            },
+            what: crate::sandbox::kind_of(&meta),
         });
     }
     Ok(file)

@@ -202,7 +202,6 @@ impl App {
             files: sandbox,
         };
         app.check_env_paths()?;
-        app.check_k8s_versions()?;
         if let Some(id) = &app.spec.id
             && !spec::is_app_id(id)
         {
@@ -214,46 +213,34 @@ impl App {
         Ok(app)
     }
 
-    /// Every environment's folder must be below `environments/`: a `path` of `../x` or
-    /// `/x` in an untrusted app.yaml would make kf write and delete elsewhere.
+    /// The values of app.yaml (and app.override.yaml) that name folders must be names:
+    /// an environment's `path` stays below `environments/` (`../x` or `/x` in an
+    /// untrusted app.yaml would make kf write and delete elsewhere), and its `k8sVersion`
+    /// names a folder below `lib/ksonnet-lib/`, so it must be a version.
     fn check_env_paths(&self) -> Result<(), AppError> {
         for env in self.environments() {
-            if validate_env_name(&env.path).is_err() {
-                let file = if env.is_override {
-                    OVERRIDE_FILE
-                } else {
-                    APP_FILE
-                };
-                return Err(AppError::Invalid {
-                    path: self.root.join(file),
-                    message: format!(
-                        "environment '{}' has path '{}'; an environment's folder must be below environments/ ('/'-separated names of letters, digits, '-', '_' and '.', no '..' and not absolute): fix its `path`",
-                        env.name, env.path
-                    ),
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// Every environment's `k8sVersion` must be a version (`v1.10.3`): it names a folder
-    /// below `lib/ksonnet-lib/`, so `/x` or `../../x` would make kf read elsewhere.
-    fn check_k8s_versions(&self) -> Result<(), AppError> {
-        for env in self.environments() {
-            if !spec::is_k8s_version(&env.k8s_version) {
-                let file = if env.is_override {
-                    OVERRIDE_FILE
-                } else {
-                    APP_FILE
-                };
-                return Err(AppError::Invalid {
-                    path: self.root.join(file),
-                    message: format!(
-                        "environment '{}' has a k8sVersion that is not a Kubernetes version; write one such as v1.10.3 (`v`, then major.minor.patch)",
-                        env.name
-                    ),
-                });
-            }
+            let problem = if validate_env_name(&env.path).is_err() {
+                format!(
+                    "environment '{}' has path '{}'; an environment's folder must be below environments/ ('/'-separated names of letters, digits, '-', '_' and '.', no '..' and not absolute): fix its `path`",
+                    env.name, env.path
+                )
+            } else if !spec::is_k8s_version(&env.k8s_version) {
+                format!(
+                    "environment '{}' has a k8sVersion that is not a Kubernetes version; write one such as v1.10.3 (`v`, then major.minor.patch)",
+                    env.name
+                )
+            } else {
+                continue;
+            };
+            let file = if env.is_override {
+                OVERRIDE_FILE
+            } else {
+                APP_FILE
+            };
+            return Err(AppError::Invalid {
+                path: self.root.join(file),
+                message: problem,
+            });
         }
         Ok(())
     }

@@ -214,3 +214,61 @@ pub fn python3(args: &[&str], stdin: &str) -> Option<std::process::Output> {
         .expect("python3 reads its input");
     Some(child.wait_with_output().expect("python3 runs"))
 }
+
+/// Run kf with `vars` set, its output read as it comes (so a large one cannot block it);
+/// `None` if it had not ended after `limit` and was killed. A panic fails the test.
+pub fn kf_within(
+    dir: &Path,
+    args: &[&str],
+    vars: &[(&str, &std::ffi::OsStr)],
+    limit: std::time::Duration,
+) -> Option<Run> {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kf"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("KF_FAULT_POINT")
+        .env_remove("KF_TEST_FAIL_AT")
+        .envs(vars.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the kf binary runs");
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("kf can be waited for") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let run = Run {
+        status: status.code().unwrap_or(-1),
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    };
+    assert!(
+        !run.stderr.contains("panicked"),
+        "kf panicked: {}",
+        run.stderr
+    );
+    Some(run)
+}
