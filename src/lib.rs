@@ -2,6 +2,9 @@
 //!
 //! Layers, imported one way only: `cli → {app, prototype, params, render} → engine`.
 
+#[macro_use]
+mod stderr;
+
 pub mod app;
 pub mod cluster;
 pub mod components;

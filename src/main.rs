@@ -1,3 +1,8 @@
+// The library's non-panicking `eprintln!` (src/stderr.rs), for the binary's modules too.
+#[macro_use]
+#[path = "stderr.rs"]
+mod stderr;
+
 mod cli;
 
 /// A closed stdout (`kf env list | head -1`) makes `println!` panic (Rust ignores

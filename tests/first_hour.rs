@@ -164,3 +164,25 @@ fn a_closed_stdout_is_no_error_for_any_printing_command() {
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }
 }
+
+/// `kf show no-such-env 2>&1 | true`: the error, or a warning, has nobody to read it. kf
+/// exits with the command's own status, never 101 (a panic on the failed write).
+#[test]
+fn a_closed_stderr_leaves_every_exit_status_the_commands_own() {
+    let app = new_app();
+    for (args, code) in [
+        (vec!["show", "no-such-env"], 1),
+        (vec!["env", "current"], 1),
+        (vec!["nope"], 1),
+        (vec!["param", "set", "missing", "replicas", "3"], 1),
+        (vec!["recover"], 0),
+        (vec!["show", "default"], 0),
+        (vec!["env", "current", "--set", "default"], 0),
+    ] {
+        assert_eq!(
+            kf_with_closed_stderr(&app.root, &args),
+            Some(code),
+            "kf {args:?} with stderr closed"
+        );
+    }
+}

@@ -207,7 +207,7 @@ fn a_real_journal_is_replayed_only_by_its_user_in_its_folder() {
 
     let run = bounded(&app.root, &["recover"], &[("XDG_STATE_HOME", &alice)]);
     assert_eq!(run.status, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("Finished the change"), "{}", run.stderr);
+    assert!(run.stdout.contains("Finished the change"), "{}", run.stdout);
     assert!(!app.root.join(".kf-journal").exists());
     assert!(ok(&app.root, &["component", "list"]).contains("settings"));
 

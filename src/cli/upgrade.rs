@@ -57,15 +57,15 @@ pub fn run_recover(ctx: &Context_, _a: RecoverArgs) -> Result<()> {
     let root = kf::app::locate(&ctx.cwd)?;
     let lock = kf::app::lock::finish_interrupted(&root, kf::app::lock::default_timeout());
     if lock.map_err(kf::app::AppError::from)? {
-        eprintln!(
+        super::stdout::line(format!(
             "Finished the change an interrupted kf command left in {}",
             root.display()
-        );
+        ));
     } else {
-        eprintln!(
+        super::stdout::line(format!(
             "Nothing to recover: no kf change was interrupted in {}",
             root.display()
-        );
+        ));
     }
     Ok(())
 }

@@ -49,6 +49,21 @@ pub fn kf_with_closed_stdout(dir: &Path, args: &[&str]) -> (Option<i32>, String)
     )
 }
 
+/// Run kf with its stderr closed before it writes (`kf … 2>&1 | true`, the reader gone):
+/// its exit status (`None` for a signal).
+pub fn kf_with_closed_stderr(dir: &Path, args: &[&str]) -> Option<i32> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kf"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("KF_FAULT_POINT")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the kf binary runs");
+    drop(child.stderr.take());
+    child.wait().expect("the kf binary runs").code()
+}
+
 /// Run kf and require success.
 pub fn ok(dir: &Path, args: &[&str]) -> String {
     let r = kf_in(dir, args);
