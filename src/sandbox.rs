@@ -106,6 +106,11 @@ pub fn kind_of(meta: &std::fs::Metadata) -> &'static str {
 /// without blocking, and only if it is a regular file.
 pub fn open_regular(path: &Path) -> Result<File, ReadError> {
     let file = open_nofollow(path).map_err(|e| refusal(path, e))?;
+    regular(file, path)
+}
+
+/// `file` (opened from `path`), if it is a regular file.
+fn regular(file: File, path: &Path) -> Result<File, ReadError> {
     let meta = file.metadata().map_err(|e| ReadError::io(path, e))?;
     if !meta.is_file() {
         return Err(ReadError::NotRegular {
@@ -114,6 +119,14 @@ pub fn open_regular(path: &Path) -> Result<File, ReadError> {
         });
     }
     Ok(file)
+}
+
+/// `bytes` read from `path` as UTF-8 text.
+fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, ReadError> {
+    String::from_utf8(bytes).map_err(|_| ReadError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"),
+    })
 }
 
 /// The bytes of the regular file `path` (see [`open_regular`]), at most `cap` of them.
@@ -128,18 +141,8 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
 /// not waited on).
 pub fn read_named(path: &Path, cap: u64) -> Result<String, ReadError> {
     let file = open_following(path).map_err(|e| refusal_following(path, e))?;
-    let meta = file.metadata().map_err(|e| ReadError::io(path, e))?;
-    if !meta.is_file() {
-        return Err(ReadError::NotRegular {
-            path: path.to_path_buf(),
-            what: kind_of(&meta),
-        });
-    }
-    let bytes = read_capped(file, path, cap)?;
-    String::from_utf8(bytes).map_err(|_| ReadError::Io {
-        path: path.to_path_buf(),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"),
-    })
+    let bytes = read_capped(regular(file, path)?, path, cap)?;
+    utf8(path, bytes)
 }
 
 #[cfg(unix)]
@@ -168,14 +171,13 @@ fn refusal_following(path: &Path, e: std::io::Error) -> ReadError {
 
 /// [`read_regular`] as UTF-8 text.
 pub fn read_regular_text(path: &Path, cap: u64) -> Result<String, ReadError> {
-    let bytes = read_regular(path, cap)?;
-    String::from_utf8(bytes).map_err(|_| ReadError::Io {
-        path: path.to_path_buf(),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"),
-    })
+    utf8(path, read_regular(path, cap)?)
 }
 
-fn read_capped(file: File, path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+/// The bytes of `file` (opened from `path`, e.g. by [`open_regular`] and then checked by
+/// its caller), at most `cap` of them: read from the same open file, so what was checked
+/// is what is read.
+pub fn read_capped(file: File, path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     let hint = file.metadata().map(|m| m.len()).unwrap_or(0);
     if hint > cap {
         return Err(ReadError::TooLarge {
@@ -300,10 +302,6 @@ impl Sandbox {
         Sandbox::default()
     }
 
-    pub fn roots(&self) -> &[PathBuf] {
-        &self.roots
-    }
-
     fn verified_for(&self, real: &Path) -> Option<(&Verified, String)> {
         self.verified.iter().find_map(|v| {
             let rel = real.strip_prefix(&v.dir).ok()?;
@@ -376,23 +374,15 @@ impl Sandbox {
 
     /// [`Sandbox::read`] as UTF-8 text.
     pub fn read_text(&self, path: &Path) -> Result<String, ReadError> {
-        let bytes = self.read(path)?;
-        String::from_utf8(bytes).map_err(|_| ReadError::Io {
-            path: path.to_path_buf(),
-            source: std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"),
-        })
+        utf8(path, self.read(path)?)
     }
 
     fn describe(&self) -> String {
-        match self.roots.as_slice() {
-            [] => "nothing (no file may be read here)".to_string(),
-            [one] => one.display().to_string(),
-            many => many
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
+        if self.roots.is_empty() {
+            return "nothing (no file may be read here)".to_string();
         }
+        let roots: Vec<String> = self.roots.iter().map(|p| p.display().to_string()).collect();
+        roots.join(", ")
     }
 }
 

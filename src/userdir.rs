@@ -78,8 +78,7 @@ fn private_dir(kind: &Kind) -> Result<PathBuf, UserDirError> {
             source,
         })?;
     }
-    make_private_dir(&dir);
-    check_private(&dir).map_err(|why| UserDirError::NotPrivate {
+    make_private(&dir).map_err(|why| UserDirError::NotPrivate {
         path: dir.clone(),
         why,
         what: kind.what,
@@ -88,15 +87,17 @@ fn private_dir(kind: &Kind) -> Result<PathBuf, UserDirError> {
     Ok(dir)
 }
 
-#[cfg(unix)]
-fn make_private_dir(dir: &Path) {
-    use std::os::unix::fs::DirBuilderExt;
-    let _ = std::fs::DirBuilder::new().mode(0o700).create(dir);
-}
-
-#[cfg(not(unix))]
-fn make_private_dir(dir: &Path) {
+/// Make `dir` (mode 0700) unless it exists, then check it is this user's alone; why not,
+/// if it is not (see [`check_private`]).
+pub fn make_private(dir: &Path) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        let _ = std::fs::DirBuilder::new().mode(0o700).create(dir);
+    }
+    #[cfg(not(unix))]
     let _ = std::fs::create_dir(dir);
+    check_private(dir)
 }
 
 /// This process's user id (0 off Unix).
@@ -189,7 +190,7 @@ pub fn secret() -> Result<[u8; SECRET_LEN], UserDirError> {
     if !is_own_file(&meta) || permissions_of(&meta) & 0o077 != 0 {
         return Err(bad("it is not readable by this user alone".into()));
     }
-    let bytes = crate::sandbox::read_regular(&path, SECRET_LEN as u64 + 1)
+    let bytes = crate::sandbox::read_capped(file, &path, SECRET_LEN as u64 + 1)
         .map_err(|e| bad(e.to_string()))?;
     bytes
         .try_into()

@@ -19,15 +19,17 @@ pub fn locate(start: &Path) -> Result<PathBuf, AppError> {
     })?;
     let boundary = Boundary::of(&start);
     let mut dir = start.as_path();
+    // The folder the walk came up from (where it ends, if it stops at `dir`).
+    let mut below: Option<&Path> = None;
     loop {
-        if dir != start
+        if let Some(below) = below
             && let Some(why) = boundary.stops_at(dir)
         {
             return Err(AppError::NotFound {
                 start: start.clone(),
                 stopped: format!(
                     " up to {} (kf does not look in {}: {why})",
-                    last_child(&start, dir).display(),
+                    below.display(),
                     dir.display()
                 ),
             });
@@ -36,7 +38,10 @@ pub fn locate(start: &Path) -> Result<PathBuf, AppError> {
             return Ok(dir.to_path_buf());
         }
         match dir.parent() {
-            Some(parent) => dir = parent,
+            Some(parent) => {
+                below = Some(dir);
+                dir = parent;
+            }
             None => {
                 return Err(AppError::NotFound {
                     start,
@@ -45,18 +50,6 @@ pub fn locate(start: &Path) -> Result<PathBuf, AppError> {
             }
         }
     }
-}
-
-/// The folder below `stop` on the way from `start` (where the search ended).
-fn last_child<'a>(start: &'a Path, stop: &Path) -> &'a Path {
-    let mut dir = start;
-    while let Some(p) = dir.parent() {
-        if p == stop {
-            break;
-        }
-        dir = p;
-    }
-    dir
 }
 
 /// What the walk up from one starting folder may not cross.

@@ -519,7 +519,7 @@ fn read_journal(path: &Path) -> Result<Option<Vec<u8>>, String> {
     if !crate::userdir::is_own_file(&meta) {
         return Err("it belongs to another user (or others may write it)".into());
     }
-    sandbox::read_regular(path, sandbox::STATE_FILE_CAP)
+    sandbox::read_capped(file, path, sandbox::STATE_FILE_CAP)
         .map(Some)
         .map_err(|e| e.to_string())
 }

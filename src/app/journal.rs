@@ -132,26 +132,24 @@ impl Step {
 
 const PURPOSE: &str = "kf journal v1";
 
-/// The journal's signature: over the app's real path (a journal cannot be moved to
-/// another app) and its steps.
-fn signature(key: &[u8], real_root: &Path, steps: &[Step]) -> String {
+/// What a journal's signature covers: the app's real path (a journal cannot be moved
+/// to another app) and its steps, handed to `f`.
+fn signed_parts<T>(real_root: &Path, steps: &[Step], f: impl FnOnce(&[&[u8]]) -> T) -> T {
     // Serializing plain data to JSON cannot fail.
     let steps = serde_json::to_vec(steps).unwrap_or_default();
-    crate::signing::sign(
-        key,
-        PURPOSE,
-        &[real_root.as_os_str().as_encoded_bytes(), &steps],
-    )
+    f(&[real_root.as_os_str().as_encoded_bytes(), &steps])
+}
+
+fn signature(key: &[u8], real_root: &Path, steps: &[Step]) -> String {
+    signed_parts(real_root, steps, |parts| {
+        crate::signing::sign(key, PURPOSE, parts)
+    })
 }
 
 fn signed_by(key: &[u8], real_root: &Path, steps: &[Step], claimed: &str) -> bool {
-    let steps = serde_json::to_vec(steps).unwrap_or_default();
-    crate::signing::verify(
-        key,
-        PURPOSE,
-        &[real_root.as_os_str().as_encoded_bytes(), &steps],
-        claimed,
-    )
+    signed_parts(real_root, steps, |parts| {
+        crate::signing::verify(key, PURPOSE, parts, claimed)
+    })
 }
 
 /// The journal's bytes for `steps` (relative to `real_root`), signed with `key`.

@@ -133,7 +133,6 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
         rendered.app.environment(&rendered.env)?,
         namespace.as_deref(),
     );
-    let app_name = rendered.app.spec.name.clone();
     let owner = a.cluster.owner(&rendered.app.spec, &env);
     super::cluster_args::warn_without_app_id(&rendered.app.spec);
     let items = kf::cluster::prepare(&rendered.objects, &owner, &env);
@@ -143,12 +142,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
         concurrency: a.concurrency,
         crd_wait: crd_wait(a.cluster.timeout),
         owner: owner.clone(),
-        applyset: Some(kf::cluster::applyset::ApplySet::for_env(
-            &app_name,
-            owner.app_id.as_deref(),
-            &env.name,
-            &env.namespace,
-        )),
+        applyset: Some(kf::cluster::applyset::ApplySet::of(&owner, &env.namespace)),
         fields: Default::default(),
     };
     let scope_components = prune_components(&selected, &rendered.objects);
@@ -185,12 +179,11 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
             ..options.clone()
         };
         if ns == kf::cluster::namespace::Namespace::Created {
-            let suffix = match options.dry_run {
-                DryRun::None => "",
-                DryRun::Client => " (dry run)",
-                DryRun::Server => " (server dry run)",
-            };
-            stdout::line(format!("namespace/{} created{suffix}", env.namespace));
+            stdout::line(format!(
+                "namespace/{} created{}",
+                env.namespace,
+                options.dry_run.suffix()
+            ));
         }
         // What prune would delete is shown before anything changes.
         let doomed = if a.prune {

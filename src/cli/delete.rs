@@ -50,7 +50,6 @@ pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
         rendered.app.environment(&rendered.env)?,
         namespace.as_deref(),
     );
-    let app_name = rendered.app.spec.name.clone();
     let owner = a.cluster.owner(&rendered.app.spec, &env);
     super::cluster_args::warn_without_app_id(&rendered.app.spec);
     let items = kf::cluster::prepare(&rendered.objects, &owner, &env);
@@ -120,12 +119,7 @@ pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
             }
         }
         // The ApplySet's parent goes last, once its members are gone (only kf's own).
-        let set = kf::cluster::applyset::ApplySet::for_env(
-            &app_name,
-            owner.app_id.as_deref(),
-            &env.name,
-            &env.namespace,
-        );
+        let set = kf::cluster::applyset::ApplySet::of(&owner, &env.namespace);
         if failed == 0
             && whole_env
             && let Some(res) = resources.resolve("v1", "Secret")

@@ -30,6 +30,17 @@ pub enum DryRun {
     Server,
 }
 
+impl DryRun {
+    /// What a line about a dry run ends with: ` (dry run)`, ` (server dry run)`, or nothing.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            DryRun::None => "",
+            DryRun::Client => " (dry run)",
+            DryRun::Server => " (server dry run)",
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct ApplyOptions {
     pub dry_run: DryRun,
@@ -72,11 +83,7 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn line(&self, dry_run: DryRun) -> String {
-        let suffix = match dry_run {
-            DryRun::None => "",
-            DryRun::Client => " (dry run)",
-            DryRun::Server => " (server dry run)",
-        };
+        let suffix = dry_run.suffix();
         let ns = self
             .namespace
             .as_deref()

@@ -73,6 +73,11 @@ impl ApplySet {
         }
     }
 
+    /// The set of `owner`'s app and environment, parented in `namespace`.
+    pub fn of(owner: &super::ownership::Owner, namespace: &str) -> ApplySet {
+        ApplySet::for_env(&owner.app, owner.app_id.as_deref(), &owner.env, namespace)
+    }
+
     pub fn id(&self) -> String {
         let unencoded = format!("{}.{}.Secret.", self.name, self.namespace);
         format!(

@@ -54,8 +54,7 @@ pub fn prepare(
     env: &Environment,
 ) -> Vec<apply::Item> {
     let app = owner.app.as_str();
-    let set =
-        applyset::ApplySet::for_env(app, owner.app_id.as_deref(), &env.name, &env.namespace).id();
+    let set = applyset::ApplySet::of(owner, &env.namespace).id();
     objects
         .iter()
         .map(|o| {

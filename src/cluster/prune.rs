@@ -251,11 +251,7 @@ pub struct Deleted {
 impl Deleted {
     /// `verb` is "pruned" or "deleted"; a dry run says "would be pruned" / "would delete".
     pub fn line(&self, verb: &str, dry_run: DryRun) -> String {
-        let suffix = match dry_run {
-            DryRun::None => "",
-            DryRun::Client => " (dry run)",
-            DryRun::Server => " (server dry run)",
-        };
+        let suffix = dry_run.suffix();
         match &self.result {
             Ok(true) if dry_run == DryRun::None => format!("{} {verb}", self.id),
             Ok(true) if verb == "deleted" => format!("{} would delete{suffix}", self.id),

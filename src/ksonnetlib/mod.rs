@@ -152,7 +152,10 @@ pub fn lib_dir(
         Err(e) => return Err(e.into()),
     };
     let root = crate::userdir::cache_dir()?.join("ksonnet-lib");
-    make_private(&root)?;
+    crate::userdir::make_private(&root).map_err(|why| CacheError::Untrusted {
+        path: root.clone(),
+        why,
+    })?;
     let dir = root.join(cache_name(swagger.as_deref()));
     if std::fs::symlink_metadata(&dir).is_ok() {
         return verified(&dir);
@@ -177,21 +180,6 @@ pub fn lib_dir(
         Err(_) if std::fs::symlink_metadata(&dir).is_ok() => verified(&dir),
         Err(source) => Err(CacheError::Write { path: dir, source }),
     }
-}
-
-/// The cache's library folder (`<cache>/ksonnet-lib`), made private, and checked so.
-fn make_private(dir: &std::path::Path) -> Result<(), CacheError> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        let _ = std::fs::DirBuilder::new().mode(0o700).create(dir);
-    }
-    #[cfg(not(unix))]
-    let _ = std::fs::create_dir(dir);
-    crate::userdir::check_private(dir).map_err(|why| CacheError::Untrusted {
-        path: dir.to_path_buf(),
-        why,
-    })
 }
 
 /// A cached library, if it is one kf wrote for this user: a private folder whose signed
