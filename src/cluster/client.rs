@@ -496,4 +496,22 @@ mod tests {
         assert_eq!(humantime(Duration::from_secs(300)), "5m");
         assert_eq!(humantime(Duration::from_millis(1500)), "1.5s");
     }
+
+    #[test]
+    fn only_transient_internal_errors_are_worth_a_retry() {
+        for transient in [
+            "etcdserver: request timed out",
+            "rpc error: code = Unavailable desc = etcdserver: leader changed",
+            "Timeout: request did not complete within requested timeout - context deadline exceeded",
+        ] {
+            assert!(transient_internal_error(transient), "{transient}");
+        }
+        for deterministic in [
+            "failed to create typed patch object: .spec.ports: element 0: associative list with keys has an element that omits key field \"protocol\"",
+            "Internal error occurred: failed calling webhook \"x\": no endpoints available for service \"w\"",
+            "injected fault",
+        ] {
+            assert!(!transient_internal_error(deterministic), "{deterministic}");
+        }
+    }
 }
