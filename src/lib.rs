@@ -21,3 +21,4 @@ pub mod signing;
 pub mod suggest;
 pub mod userdir;
 pub mod validate;
+pub mod workflow;

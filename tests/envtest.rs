@@ -291,6 +291,15 @@ spec:
     assert_eq!(run.status, 0, "{}\n{}", run.stdout, run.stderr);
     let w = e.cluster.get(&group, "widgets", e.ns(), "w");
     assert_eq!(w.expect("the widget")["spec"]["size"], 3);
+    // Not a terminal (a CI log): the wait for the CRD is one line, said before it starts.
+    assert_eq!(
+        run.stderr
+            .matches("waiting up to 1m for 1 new CRD to be Established")
+            .count(),
+        1,
+        "{}",
+        run.stderr
+    );
 }
 
 /// A user whose Role grants everything in one namespace, and nothing cluster-wide: prune
@@ -567,4 +576,143 @@ fn a_second_apply_of_the_ambassador_package_changes_nothing() {
         "{}",
         second.stdout
     );
+}
+
+/// Parse a verb's `-o json` stdout, failing with its output when it is not JSON.
+fn json_of(r: &Run) -> serde_json::Value {
+    serde_json::from_str(&r.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", r.stdout, r.stderr))
+}
+
+/// Every cluster verb takes `-o json|yaml|name` as `kf show` does: stdout then holds the
+/// report (or the names) and nothing else, warnings stay on stderr, and the exit status
+/// is the text mode's.
+#[test]
+#[ignore = "needs a real API server (tests/envtest/envtest); see the file's header"]
+fn every_cluster_verb_speaks_json_yaml_and_name() {
+    let e = env();
+    e.generic_app();
+    let names = e.kf("apply", &["-o", "name"]);
+    assert_eq!(names.status, 0, "{}\n{}", names.stdout, names.stderr);
+    let mut got: Vec<&str> = names.stdout.lines().collect();
+    got.sort();
+    assert_eq!(
+        got,
+        ["configmap/settings", "deployment.apps/web", "service/web"]
+    );
+    // The version-skew warning is still said, on stderr.
+    assert!(names.stderr.contains("v1.20.2"), "{}", names.stderr);
+
+    let again = e.kf("apply", &["-o", "json"]);
+    assert_eq!(again.status, 0, "{}", again.stderr);
+    let report = json_of(&again);
+    assert_eq!(report["environment"], "default");
+    assert_eq!(report["namespace"], e.ns());
+    assert_eq!(report["dryRun"], "none");
+    let results: Vec<&str> = report["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["result"].as_str().unwrap())
+        .collect();
+    assert_eq!(results, ["unchanged"; 3], "{report:#}");
+
+    let status = e.kf("status", &["-o", "json"]);
+    assert_eq!(status.status, 0, "{}", status.stderr);
+    let status = json_of(&status);
+    let objects = status["objects"].as_array().unwrap();
+    assert_eq!(objects.len(), 3, "{status:#}");
+    assert!(
+        objects
+            .iter()
+            .any(|o| o["name"] == "configmap/settings" && o["status"] == "Ready"),
+        "{status:#}"
+    );
+
+    // The configMap leaves the render: diff --prune reports it as a prune, exit 1.
+    ok(&e.app.root, &["component", "rm", "settings"]);
+    let diff = e.kf("diff", &["--prune", "-o", "json"]);
+    assert_eq!(diff.status, 1, "{}\n{}", diff.stdout, diff.stderr);
+    let changes = json_of(&diff)["changes"].as_array().unwrap().clone();
+    assert_eq!(changes.len(), 1, "{changes:#?}");
+    assert_eq!(changes[0]["change"], "prune");
+    assert!(
+        changes[0]["name"].as_str().unwrap().contains("configmap/"),
+        "{changes:#?}"
+    );
+    let diff_names = e.kf("diff", &["--prune", "-o", "name"]);
+    assert_eq!(diff_names.status, 1);
+    assert_eq!(
+        diff_names.stdout.lines().count(),
+        1,
+        "{}",
+        diff_names.stdout
+    );
+
+    let pruned = e.kf("apply", &["--prune", "-o", "yaml"]);
+    assert_eq!(pruned.status, 0, "{}", pruned.stderr);
+    let report: serde_json::Value = serde_saphyr::from_str(&pruned.stdout)
+        .unwrap_or_else(|err| panic!("not YAML ({err}):\n{}", pruned.stdout));
+    assert_eq!(
+        report["pruned"][0]["name"], "configmap/settings",
+        "{report:#}"
+    );
+    assert_eq!(report["pruned"][0]["result"], "pruned", "{report:#}");
+    assert!(!e.exists("", "configmaps", "settings"));
+
+    let validate = e.kf("validate", &["-o", "json"]);
+    assert_eq!(validate.status, 0, "{}", validate.stderr);
+    let validate = json_of(&validate);
+    assert_eq!(
+        (validate["objects"].as_u64(), validate["invalid"].as_u64()),
+        (Some(2), Some(0))
+    );
+
+    let deleted = e.kf("delete", &["-o", "json"]);
+    assert_eq!(deleted.status, 0, "{}", deleted.stderr);
+    let report = json_of(&deleted);
+    let names: Vec<&str> = report["deleted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["result"] == "deleted")
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    // The two objects, then the ApplySet parent.
+    assert_eq!(names.len(), 3, "{report:#}");
+    assert!(names.contains(&"deployment.apps/web") && names.contains(&"service/web"));
+    assert!(names[2].starts_with("secret/"), "{report:#}");
+}
+
+/// An object both checks reject is one invalid object (it was "2 of 1"), and `-o json`
+/// lists both findings, each with the check that made it.
+#[test]
+#[ignore = "needs a real API server (tests/envtest/envtest); see the file's header"]
+fn validate_server_counts_an_object_once() {
+    let e = env();
+    std::fs::write(
+        e.app.root.join("components/bad.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: bad\nspec:\n  replicas: three\n  selector: {matchLabels: {app: bad}}\n  template:\n    metadata: {labels: {app: bad}}\n    spec: {containers: [{name: c, image: nginx}]}\n",
+    )
+    .unwrap();
+    let r = e.kf("validate", &["--server"]);
+    assert_eq!(r.status, 1, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr
+            .contains("1 of 1 objects in environment 'default' are invalid"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("(server dry run)"), "{}", r.stderr);
+    let j = e.kf("validate", &["--server", "-o", "json"]);
+    assert_eq!(j.status, 1);
+    let report = json_of(&j);
+    assert_eq!(report["invalid"], 1, "{report:#}");
+    let checks: Vec<&str> = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["check"].as_str().unwrap())
+        .collect();
+    assert_eq!(checks, ["offline", "server"], "{report:#}");
 }

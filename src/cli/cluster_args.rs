@@ -1,18 +1,17 @@
 //! The flags every cluster command shares (kubectl's names), and what they all need:
-//! the connection, the environment as the flags have it, the owner, durations, the runtime.
+//! the connection, the target as the flags have it, durations, the runtime.
 
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
 
-use kf::app::Environment;
 use kf::cluster::apply::DryRun;
-use kf::cluster::client::{Cluster, RetryPolicy};
-use kf::cluster::ownership::Owner;
-use kf::cluster::select::{ConnectOptions, connect};
+use kf::cluster::select::ConnectOptions;
+use kf::workflow::{Connection, Target};
 
 use super::Context_;
+use super::show::{JsonnetArgs, Rendered};
 
 /// How to reach the cluster, and kubectl's flags for it (shared by the cluster commands).
 #[derive(Args, Clone)]
@@ -37,49 +36,33 @@ pub struct ClusterArgs {
 }
 
 impl ClusterArgs {
-    pub fn connect_options(&self, ctx: &Context_) -> ConnectOptions {
-        ConnectOptions {
-            kubeconfig: self.kubeconfig.as_ref().map(|p| ctx.cwd.join(p)),
-            context: self.context.clone(),
-            request_timeout: Some(self.request_timeout),
+    /// How to reach the env's cluster, as the flags say.
+    pub fn connection(&self, ctx: &Context_) -> Connection {
+        Connection {
+            connect: ConnectOptions {
+                kubeconfig: self.kubeconfig.as_ref().map(|p| ctx.cwd.join(p)),
+                context: self.context.clone(),
+                request_timeout: Some(self.request_timeout),
+            },
+            request_timeout: self.request_timeout,
+            timeout: self.timeout,
         }
     }
 
-    /// The environment as the flags have it (`-n`, a render flag, replaces its namespace).
-    pub fn environment(&self, mut env: Environment, namespace: Option<&str>) -> Environment {
-        if let Some(ns) = namespace {
+    /// The rendered env as the cluster verbs act on it: `-n` (a render flag) replaces
+    /// its namespace, `--field-manager` kf's own.
+    pub fn target(&self, rendered: &Rendered, jsonnet: &JsonnetArgs) -> Result<Target> {
+        let mut env = rendered.app.environment(&rendered.env)?;
+        if let Some(ns) = jsonnet.namespace() {
             env.namespace = ns.to_string();
         }
-        env
-    }
-
-    pub fn owner(&self, app: &kf::app::AppSpec, env: &Environment) -> Owner {
-        Owner::new(
-            &app.name,
-            app.id.as_deref(),
-            &env.name,
+        Ok(Target::new(
+            &rendered.app.spec,
+            env,
+            &rendered.objects,
+            jsonnet.components(),
             self.field_manager.as_deref(),
-        )
-    }
-
-    /// Connect to the env's cluster; every request from here on counts against --timeout.
-    pub async fn connect(&self, ctx: &Context_, env: &Environment) -> Result<Cluster> {
-        let started = std::time::Instant::now();
-        let policy = RetryPolicy {
-            request_timeout: self.request_timeout,
-            ..RetryPolicy::default()
-        };
-        let (client, endpoint) = connect(env, &self.connect_options(ctx)).await?;
-        let cluster = Cluster::new(client, policy)
-            .with_endpoint(endpoint)
-            .with_timeout(self.timeout, started);
-        let version = kf::cluster::version::of_server(&cluster).await;
-        if let Some((server, git)) = &version
-            && let Some(w) = kf::cluster::version::skew(&env.name, &env.k8s_version, *server, git)
-        {
-            eprintln!("warning: {w}");
-        }
-        Ok(cluster.with_version(version.map(|(v, _)| v)))
+        ))
     }
 }
 

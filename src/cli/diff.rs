@@ -1,23 +1,13 @@
-use std::collections::BTreeMap;
 use std::io::Write;
 
 use anyhow::{Result, anyhow};
 use clap::Args;
-use http::{Method, StatusCode};
-use serde_json::Value;
 
-use futures::StreamExt;
-use kf::cluster::apply::Item;
-use kf::cluster::client::{Cluster, Failure};
-use kf::cluster::diff::{comparable, mask_secrets, unified, yaml};
-use kf::cluster::ownership::Owner;
-use kf::cluster::prune;
-use kf::cluster::resources::Resource;
-use kf::cluster::resources::Resources;
-use kf::render::RenderedObject;
+use kf::workflow::diff::{DiffOptions, DiffReport, diff_env, diff_renders};
 
 use super::cluster_args::{ClusterArgs, runtime};
-use super::show::JsonnetArgs;
+use super::report::{OutputArgs, Printer};
+use super::show::{JsonnetArgs, Rendered};
 use super::{Context_, Exit, pick_env};
 
 /// Show what `kf apply` would change, as a unified diff, or diff two environments' renders.
@@ -56,109 +46,11 @@ pub struct DiffArgs {
     /// Objects asked about at once (a GET and a dry-run apply each), as `kf apply`.
     #[arg(long, value_name = "N", default_value_t = 8)]
     concurrency: usize,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
-/// One object of `kf diff ENV`: the diff already known (a kind the cluster does not
-/// serve), or the resource, the object and its namespace to ask the server about.
-enum Job {
-    Ready(Option<String>),
-    Server(Box<(Resource, Item, Option<String>)>),
-}
-
-/// The live object against the server's dry-run apply of `item`.
-async fn server_diff(
-    cluster: &Cluster,
-    owner: &Owner,
-    show_secrets: bool,
-    res: &Resource,
-    item: &Item,
-    ns: Option<&str>,
-) -> Result<Option<String>> {
-    let path = res.path(ns, Some(&item.name));
-    let id = format!(
-        "{}/{}{}",
-        res.kind_name(),
-        item.name,
-        ns.map(|n| format!(" -n {n}")).unwrap_or_default()
-    );
-    let live = match cluster.get(&path).await {
-        Ok(r) => Some(r.body),
-        Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => None,
-        Err(e) => return Err(anyhow!("{id}: reading the live object: {e}")),
-    };
-    let body = serde_json::to_vec(&item.object)?;
-    let planned = cluster
-        .request(
-            Method::PATCH,
-            &format!(
-                "{path}?fieldManager={}&force=true&dryRun=All",
-                prune::encode(&owner.field_manager)
-            ),
-            Some("application/apply-patch+yaml"),
-            body,
-        )
-        .await
-        .map_err(|e| anyhow!("{id}: server dry-run apply: {e}"))?
-        .body;
-    let name = format!(
-        "{}/{}{}",
-        res.kind_name(),
-        ns.map(|n| format!("{n}/")).unwrap_or_default(),
-        item.name
-    );
-    let left = live.as_ref().map(comparable);
-    let right = comparable(&planned);
-    let (left, right) = masked(show_secrets, left.as_ref(), Some(&right));
-    Ok(unified(
-        &yaml(left.as_ref()),
-        &yaml(right.as_ref()),
-        &format!("live/{name}"),
-        &format!("kf/{name}"),
-    ))
-}
-
-/// Secret values as `***` unless `show_secrets`.
-fn masked(
-    show_secrets: bool,
-    l: Option<&Value>,
-    r: Option<&Value>,
-) -> (Option<Value>, Option<Value>) {
-    if show_secrets {
-        (l.cloned(), r.cloned())
-    } else {
-        mask_secrets(l, r)
-    }
-}
-
-fn key(o: &Value) -> String {
-    format!(
-        "{}/{}/{}/{}",
-        o["apiVersion"].as_str().unwrap_or_default(),
-        o["kind"].as_str().unwrap_or_default(),
-        o["metadata"]["namespace"].as_str().unwrap_or_default(),
-        o["metadata"]["name"].as_str().unwrap_or_default()
-    )
-}
-
-/// How two renders' objects are paired: group, kind and name — not the version (a
-/// v1beta1 → v1 move is a change of one object) nor the namespace (two envs usually
-/// deploy to different ones).
-fn pairing_key(o: &Value) -> String {
-    let api_version = o["apiVersion"].as_str().unwrap_or_default();
-    let group = api_version.split_once('/').map(|(g, _)| g).unwrap_or("");
-    let kind = o["kind"].as_str().unwrap_or_default().to_ascii_lowercase();
-    let kind = if group.is_empty() {
-        kind
-    } else {
-        format!("{kind}.{group}")
-    };
-    format!(
-        "{kind}/{}",
-        o["metadata"]["name"].as_str().unwrap_or_default()
-    )
-}
-
-fn print_diffs(diffs: &[String], color: &str) -> Result<()> {
+fn print_diffs(diffs: &[&str], color: &str) -> Result<()> {
     let choice = match color {
         "always" => anstream::ColorChoice::Always,
         "never" => anstream::ColorChoice::Never,
@@ -194,10 +86,17 @@ fn print_diffs(diffs: &[String], color: &str) -> Result<()> {
 }
 
 pub fn run(ctx: &Context_, a: DiffArgs) -> Result<()> {
-    match diff(ctx, &a) {
-        Ok(diffs) => {
-            print_diffs(&diffs, &a.color).map_err(|e| Exit::error(2, e))?;
-            if diffs.is_empty() {
+    let mut printer = Printer::new(a.output.output());
+    match diff(ctx, &a, &mut printer) {
+        Ok(report) => {
+            printer.done();
+            if printer.text() {
+                let diffs: Vec<&str> = report.changes.iter().map(|c| c.diff.as_str()).collect();
+                print_diffs(&diffs, &a.color).map_err(|e| Exit::error(2, e))?;
+            }
+            let names: Vec<String> = report.changes.iter().map(|c| c.name.clone()).collect();
+            printer.document(&report, &names);
+            if report.changes.is_empty() {
                 Ok(())
             } else {
                 Err(Exit::silent(1).into())
@@ -207,9 +106,8 @@ pub fn run(ctx: &Context_, a: DiffArgs) -> Result<()> {
     }
 }
 
-fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
+fn diff(ctx: &Context_, a: &DiffArgs, printer: &mut Printer) -> Result<DiffReport> {
     let app = ctx.app()?;
-    let mask = |l: Option<&Value>, r: Option<&Value>| masked(a.show_secrets, l, r);
     let locals: Vec<&str> = a
         .sides
         .iter()
@@ -226,147 +124,25 @@ fn diff(ctx: &Context_, a: &DiffArgs) -> Result<Vec<String>> {
                 "give two renders to compare: kf diff local:ENV1 local:ENV2"
             ));
         }
-        let side = |env: &str| -> Result<BTreeMap<String, Value>> {
-            Ok(a.jsonnet
-                .render(ctx, &app, env)?
-                .into_iter()
-                .map(|o: RenderedObject| {
-                    let v = Value::Object(o.object);
-                    (pairing_key(&v), v)
-                })
-                .collect())
-        };
-        let (l, r) = (side(left)?, side(right)?);
-        let mut keys: Vec<&String> = l.keys().chain(r.keys()).collect();
-        keys.sort();
-        keys.dedup();
-        return Ok(keys
-            .into_iter()
-            .filter_map(|k| {
-                let (lv, rv) = mask(l.get(k), r.get(k));
-                let name = |env: &str, v: Option<&Value>| match v {
-                    Some(v) => format!("{env}/{}", key(v)),
-                    None => format!("{env}/(none)"),
-                };
-                unified(
-                    &yaml(lv.as_ref()),
-                    &yaml(rv.as_ref()),
-                    &name(left, l.get(k)),
-                    &name(right, r.get(k)),
-                )
-            })
-            .collect());
+        let l = a.jsonnet.render(ctx, &app, left)?;
+        let r = a.jsonnet.render(ctx, &app, right)?;
+        return Ok(diff_renders(left, l, right, r, a.show_secrets));
     }
     if a.sides.len() > 1 {
         return Err(anyhow!(
             "kf diff takes one environment, or local:ENV1 local:ENV2"
         ));
     }
-    let env_name = pick_env(&app, a.sides.first().cloned(), a.env.clone())?;
-    let env = a
-        .cluster
-        .environment(app.environment(&env_name)?, a.jsonnet.namespace());
-    let owner = a.cluster.owner(&app.spec, &env);
-    let objects = a.jsonnet.render(ctx, &app, &env_name)?;
-    let selected = a.jsonnet.components().to_vec();
-    let components = (!selected.is_empty()).then(|| {
-        selected
-            .iter()
-            .cloned()
-            .chain(objects.iter().map(|o| o.component.clone()))
-            .collect()
-    });
-    let items = kf::cluster::prepare(&objects, &owner, &env);
-    runtime()?.block_on(async {
-        let cluster = a.cluster.connect(ctx, &env).await?;
-        let resources = Resources::discover(&cluster).await?;
-        let mut keep = std::collections::BTreeSet::new();
-        let mut jobs = Vec::new();
-        for mut item in items {
-            let Some(res) = resources.resolve(&item.api_version, &item.kind) else {
-                // A kind the cluster does not serve yet: all of it is new.
-                let planned = Value::Object(item.object.clone());
-                let (_, right) = mask(None, Some(&planned));
-                jobs.push(Job::Ready(unified(
-                    "",
-                    &yaml(right.as_ref()),
-                    "live/(none)",
-                    &format!("kf/{}", key(&planned)),
-                )));
-                continue;
-            };
-            let ns = item.namespace_for(&res, &env.namespace);
-            keep.insert((
-                String::new(),
-                res.api.kind.clone(),
-                ns.clone().unwrap_or_default(),
-                item.name.clone(),
-            ));
-            if let Some(Value::Object(m)) = item.object.get_mut("metadata") {
-                match &ns {
-                    Some(n) => m.insert("namespace".into(), Value::String(n.clone())),
-                    None => m.remove("namespace"),
-                };
-            }
-            jobs.push(Job::Server(Box::new((res, item, ns))));
-        }
-        // A GET and a dry-run PATCH per object, as many at once as apply makes; the
-        // diffs come out in the objects' order whichever answer arrives first.
-        let cluster = &cluster;
-        let owner = &owner;
-        let per_object: Vec<Result<Option<String>>> = futures::stream::iter(jobs)
-            .map(|job| async move {
-                match job {
-                    Job::Ready(diff) => Ok(diff),
-                    Job::Server(job) => {
-                        let (res, item, ns) = *job;
-                        let show = a.show_secrets;
-                        server_diff(cluster, owner, show, &res, &item, ns.as_deref()).await
-                    }
-                }
-            })
-            .buffered(a.concurrency.max(1))
-            .collect()
-            .await;
-        let mut diffs = Vec::new();
-        for diff in per_object {
-            diffs.extend(diff?);
-        }
-        if a.prune {
-            let scope = prune::Scope {
-                keep,
-                components,
-                namespace: env.namespace.clone(),
-            };
-            let found = prune::candidates(cluster, &resources, owner, &scope).await?;
-            if let Some(w) = found.warning(&env.namespace) {
-                eprintln!("warning: {w}");
-            }
-            for f in found.found {
-                let path = f.resource.path(f.namespace.as_deref(), Some(&f.name));
-                let live = match cluster.get(&path).await {
-                    Ok(r) => r.body,
-                    Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => continue,
-                    Err(e) => return Err(anyhow!("{}: reading the live object: {e}", f.id())),
-                };
-                let name = format!(
-                    "{}/{}{}",
-                    f.resource.kind_name(),
-                    f.namespace
-                        .as_deref()
-                        .map(|n| format!("{n}/"))
-                        .unwrap_or_default(),
-                    f.name
-                );
-                let (left, _) = mask(Some(&comparable(&live)), None);
-                diffs.extend(unified(
-                    &yaml(left.as_ref()),
-                    "",
-                    &format!("live/{name}"),
-                    &format!("kf/{name} (pruned)"),
-                ));
-            }
-        }
-        Ok(diffs)
-    })
+    let env = pick_env(&app, a.sides.first().cloned(), a.env.clone())?;
+    app.environment(&env)?;
+    let objects = a.jsonnet.render(ctx, &app, &env)?;
+    let rendered = Rendered { app, env, objects };
+    let target = a.cluster.target(&rendered, &a.jsonnet)?;
+    let options = DiffOptions {
+        show_secrets: a.show_secrets,
+        prune: a.prune,
+        concurrency: a.concurrency,
+        connection: a.cluster.connection(ctx),
+    };
+    runtime()?.block_on(diff_env(target, &options, printer))
 }

@@ -12,6 +12,7 @@ mod generate;
 mod init;
 mod param;
 mod registry;
+mod report;
 mod show;
 mod status;
 mod stdout;

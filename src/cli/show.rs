@@ -88,9 +88,9 @@ pub struct Rendered {
 
 impl RenderArgs {
     /// Find the app, pick the env and render it.
-    pub fn render(self, ctx: &Context_) -> Result<Rendered> {
+    pub fn render(&self, ctx: &Context_) -> Result<Rendered> {
         let app = ctx.app()?;
-        let env = pick_env(&app, self.env_pos, self.env)?;
+        let env = pick_env(&app, self.env_pos.clone(), self.env.clone())?;
         let objects = self.jsonnet.render(ctx, &app, &env)?;
         Ok(Rendered { app, env, objects })
     }

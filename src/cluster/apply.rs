@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use super::ClusterError;
 use super::applyset::{self, ApplySet};
 use super::client::{Cluster, Failure};
+use super::events::{Event, Phase, Reporter};
 use super::ownership::{Claim, Owner};
 use super::prune::encode;
 use super::resources::{Resource, Resources};
@@ -347,7 +348,12 @@ async fn apply_one(
         });
         return outcome;
     }
-    let query = apply_query(options);
+    let query = apply_query(
+        &options.owner.field_manager,
+        options.force_conflicts,
+        options.dry_run,
+        options.fields.query,
+    );
     let body = serde_json::to_vec(&item.object).unwrap_or_default();
     let reply = cluster
         .request(
@@ -405,18 +411,19 @@ async fn apply_one(
     outcome
 }
 
-/// The query of a server-side apply PATCH: kf's field manager, whether to force
-/// conflicts, and the server dry run.
-fn apply_query(options: &ApplyOptions) -> String {
-    let mut query = format!(
-        "?fieldManager={}&force={}",
-        encode(&options.owner.field_manager),
-        options.force_conflicts
-    );
-    if options.dry_run == DryRun::Server {
+/// The query of a server-side apply PATCH: the field manager, whether to force
+/// conflicts, the server dry run, and the server's field validation.
+pub fn apply_query(
+    field_manager: &str,
+    force: bool,
+    dry_run: DryRun,
+    field_validation: Option<&str>,
+) -> String {
+    let mut query = format!("?fieldManager={}&force={force}", encode(field_manager));
+    if dry_run == DryRun::Server {
         query.push_str("&dryRun=All");
     }
-    if let Some(v) = options.fields.query {
+    if let Some(v) = field_validation {
         query.push_str(&format!("&fieldValidation={v}"));
     }
     query
@@ -507,7 +514,12 @@ async fn apply_parent(
         Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => {}
         Err(e) => return Err(e.to_string()),
     }
-    let query = apply_query(options);
+    let query = apply_query(
+        &options.owner.field_manager,
+        options.force_conflicts,
+        options.dry_run,
+        options.fields.query,
+    );
     let body = serde_json::to_vec(&set.parent(&kinds, &members.namespaces)).unwrap_or_default();
     cluster
         .request(
@@ -559,14 +571,25 @@ async fn wait_established(cluster: &Cluster, names: &[String], limit: Duration) 
     }
 }
 
-/// Apply `items` (already labelled) tier by tier; `report` gets each outcome as it is known.
+/// What a tier holds, for the progress line.
+const TIER_NAMES: [&str; 6] = [
+    "namespaces",
+    "CRDs",
+    "RBAC and configuration",
+    "other objects",
+    "workloads",
+    "webhooks",
+];
+
+/// Apply `items` (already labelled) tier by tier; `reporter` hears each outcome as it is
+/// known, and the tier or wait the apply is in.
 pub async fn apply(
     cluster: &Cluster,
     mut resources: Resources,
     items: Vec<Item>,
     env_namespace: &str,
     options: &ApplyOptions,
-    report: &mut dyn FnMut(&Outcome),
+    reporter: &mut dyn Reporter,
 ) -> Result<Vec<Outcome>, ClusterError> {
     let mut tiers: Vec<Vec<Item>> = vec![Vec::new(); 6];
     for item in items {
@@ -595,10 +618,16 @@ pub async fn apply(
             && options.dry_run != DryRun::Client
             && let Err(e) = apply_parent(cluster, set, &members, options, ParentUpdate::Widen).await
         {
-            eprintln!(
-                "warning: ApplySet parent secret/{} -n {} not applied: {e}; kubectl will not see kf's set (kf's own prune and delete do not need it)",
+            reporter.warning(&format!(
+                "ApplySet parent secret/{} -n {} not applied: {e}; kubectl will not see kf's set (kf's own prune and delete do not need it)",
                 set.name, set.namespace
-            );
+            ));
+        }
+        if !items.is_empty() {
+            reporter.phase(Phase::Applying {
+                what: TIER_NAMES[t],
+                count: items.len(),
+            });
         }
         let mut work = Vec::new();
         for item in items {
@@ -645,7 +674,7 @@ pub async fn apply(
                         resource: None,
                         name: item.name.clone(),
                     };
-                    report(&o);
+                    reporter.event(Event::Applied(&o, options.dry_run));
                     all.push(o);
                 }
             }
@@ -668,7 +697,7 @@ pub async fn apply(
         outcomes.sort_by_key(|(i, _)| *i);
         let outcomes: Vec<Outcome> = outcomes.into_iter().map(|(_, o)| o).collect();
         for o in &outcomes {
-            report(o);
+            reporter.event(Event::Applied(o, options.dry_run));
         }
         let crds: Vec<String> = outcomes
             .iter()
@@ -679,13 +708,18 @@ pub async fn apply(
         if t == 1 && !crds.is_empty() && options.dry_run == DryRun::None {
             // A CRD that never becomes Established fails its own custom resources only;
             // every other tier still goes.
+            reporter.phase(Phase::WaitingForCrds {
+                count: crds.len(),
+                limit: options.crd_wait,
+            });
             stuck_crds = wait_established(cluster, &crds, options.crd_wait).await;
             for name in &stuck_crds {
-                eprintln!(
-                    "warning: CRD {name} is not Established after {}; its custom resources will not be applied",
+                reporter.warning(&format!(
+                    "CRD {name} is not Established after {}; its custom resources will not be applied",
                     super::client::humantime(options.crd_wait)
-                );
+                ));
             }
+            reporter.phase(Phase::Discovering);
             resources = Resources::discover(cluster).await?;
         }
     }

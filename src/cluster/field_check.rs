@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::apply::Item;
 use super::client::Cluster;
+use super::events::Reporter;
 use super::resources::Resources;
 use super::version::MinorVersion;
 use crate::validate::{Finding, Validator};
@@ -57,6 +58,7 @@ pub async fn plan(
     items: &[Item],
     mode: FieldValidation,
     server: Option<MinorVersion>,
+    reporter: &mut dyn Reporter,
 ) -> Plan {
     if mode == FieldValidation::Ignore {
         return Plan::default();
@@ -100,11 +102,11 @@ pub async fn plan(
                 FieldValidation::Strict => {
                     plan.refused.insert(key(item), reason);
                 }
-                _ => eprintln!(
-                    "warning: {}/{}: {e}; sent anyway (--validate=warn): the server may drop the field or refuse the object",
+                _ => reporter.warning(&format!(
+                    "{}/{}: {e}; sent anyway (--validate=warn): the server may drop the field or refuse the object",
                     item.kind.to_ascii_lowercase(),
                     item.name
-                ),
+                )),
             }
         }
     }

@@ -6,6 +6,7 @@ pub mod apply;
 pub mod applyset;
 pub mod client;
 pub mod diff;
+pub mod events;
 pub mod field_check;
 pub mod labels;
 pub mod namespace;

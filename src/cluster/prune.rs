@@ -244,7 +244,11 @@ pub async fn candidates(
 /// What happened to one deletion.
 #[derive(Debug, Clone)]
 pub struct Deleted {
+    /// `deployment.apps/web -n prod`, as lines name it.
     pub id: String,
+    /// `deployment.apps/web`, and its namespace: as `-o` reports name it.
+    pub name: String,
+    pub namespace: Option<String>,
     pub result: Result<bool, String>,
 }
 
@@ -263,20 +267,19 @@ impl Deleted {
 }
 
 async fn delete_one(cluster: &Cluster, f: Found, dry_run: DryRun) -> Deleted {
-    let id = f.id();
+    let done = |result| Deleted {
+        id: f.id(),
+        name: format!("{}/{}", f.resource.kind_name(), f.name),
+        namespace: f.namespace.clone(),
+        result,
+    };
     // Without a UID the deletion could hit an object recreated under the name by someone
     // else; kf never sends one.
     let Some(uid) = &f.uid else {
-        return Deleted {
-            id,
-            result: Err("no UID known for it; not deleted".into()),
-        };
+        return done(Err("no UID known for it; not deleted".into()));
     };
     if dry_run == DryRun::Client {
-        return Deleted {
-            id,
-            result: Ok(true),
-        };
+        return done(Ok(true));
     }
     let mut path = f.resource.path(f.namespace.as_deref(), Some(&f.name));
     if dry_run == DryRun::Server {
@@ -299,7 +302,7 @@ async fn delete_one(cluster: &Cluster, f: Found, dry_run: DryRun) -> Deleted {
         }
         Err(e) => Err(format!("DELETE {path}: {e}")),
     };
-    Deleted { id, result }
+    done(result)
 }
 
 /// Delete objects tier by tier, highest tier first (foreground propagation, UID

@@ -1,0 +1,437 @@
+//! `kf apply`: the env's namespace, the field check, what prune would delete (shown before
+//! anything changes), the apply tier by tier, the prune, the ApplySet parent, the wait.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::{Connection, ObjectName, Target};
+use crate::cluster::apply::{self, Action, ApplyOptions as Sending, DryRun, Outcome};
+use crate::cluster::client::humantime;
+use crate::cluster::events::{Event, Phase, Reporter};
+use crate::cluster::field_check::{self, FieldValidation};
+use crate::cluster::namespace::{self, Namespace};
+use crate::cluster::prune::{self, Deleted, Found};
+use crate::cluster::resources::Resources;
+
+/// What `kf apply` was asked to do.
+#[derive(Debug, Clone)]
+pub struct ApplyOptions {
+    pub dry_run: DryRun,
+    pub force_conflicts: bool,
+    pub prune: bool,
+    /// Wait until every object is Ready and every pruned one gone.
+    pub wait: bool,
+    pub wait_for_jobs: bool,
+    pub concurrency: usize,
+    pub create_namespace: bool,
+    pub validate: FieldValidation,
+    pub connection: Connection,
+}
+
+/// What one object's apply came to, as `-o json|yaml` reports it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Applied {
+    #[serde(flatten)]
+    pub object: ObjectName,
+    /// created, configured, unchanged, skipped or failed.
+    pub result: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// What one deletion came to: pruned (or deleted), gone (already, or replaced) or failed.
+#[derive(Debug, Clone, Serialize)]
+pub struct Removed {
+    #[serde(flatten)]
+    pub object: ObjectName,
+    pub result: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl Removed {
+    pub fn of(d: &Deleted, verb: &'static str) -> Removed {
+        let (result, message) = match &d.result {
+            Ok(true) => (verb, None),
+            Ok(false) => ("gone", None),
+            Err(e) => ("failed", Some(e.clone())),
+        };
+        Removed {
+            object: ObjectName {
+                name: d.name.clone(),
+                namespace: d.namespace.clone(),
+            },
+            result,
+            message,
+        }
+    }
+}
+
+/// What `kf apply` did.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApplyReport {
+    pub environment: String,
+    pub namespace: String,
+    /// none, client or server.
+    pub dry_run: &'static str,
+    pub namespace_created: bool,
+    pub objects: Vec<Applied>,
+    pub pruned: Vec<Removed>,
+    /// Why prune did not run at all (it could not list what it may delete).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prune_error: Option<String>,
+    /// With `--wait`: the readiness the wait ended with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<super::status::StatusReport>,
+    /// Why the wait did not end with everything Ready.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wait_error: Option<String>,
+    #[serde(skip)]
+    outcomes: Vec<Outcome>,
+    #[serde(skip)]
+    deletions: Vec<Deleted>,
+    #[serde(skip)]
+    mode: DryRun,
+}
+
+pub fn dry_run_name(d: DryRun) -> &'static str {
+    match d {
+        DryRun::None => "none",
+        DryRun::Client => "client",
+        DryRun::Server => "server",
+    }
+}
+
+fn applied(o: &Outcome) -> Applied {
+    let (result, message) = match &o.result {
+        Ok(Action::Created) => ("created", None),
+        Ok(Action::Configured) => ("configured", None),
+        Ok(Action::Unchanged) => ("unchanged", None),
+        Ok(Action::Skipped(why)) => ("skipped", Some(why.clone())),
+        Err(e) => ("failed", Some(e.clone())),
+    };
+    Applied {
+        object: ObjectName {
+            name: o.id.clone(),
+            namespace: o.namespace.clone(),
+        },
+        result,
+        message,
+    }
+}
+
+impl ApplyReport {
+    /// `3 objects: 1 created, 1 configured, 1 unchanged, 2 pruned`: what happened, counted.
+    pub fn summary(&self) -> String {
+        let count = |f: &dyn Fn(&Result<Action, String>) -> bool| {
+            self.outcomes.iter().filter(|o| f(&o.result)).count()
+        };
+        let created = count(&|r| matches!(r, Ok(Action::Created)));
+        let configured = count(&|r| matches!(r, Ok(Action::Configured)));
+        let unchanged = count(&|r| matches!(r, Ok(Action::Unchanged)));
+        let skipped = count(&|r| matches!(r, Ok(Action::Skipped(_))));
+        let failed = count(&|r| r.is_err());
+        // Only deletions that happened: an object already gone or replaced is not counted.
+        let pruned_ok = self
+            .deletions
+            .iter()
+            .filter(|d| d.result == Ok(true))
+            .count();
+        let part = |n: usize, what: &str| {
+            if n > 0 {
+                format!(", {n} {what}")
+            } else {
+                String::new()
+            }
+        };
+        let pruned_word = if self.mode == DryRun::None {
+            "pruned"
+        } else {
+            "would be pruned"
+        };
+        format!(
+            "{} objects: {created} created, {configured} configured, {unchanged} unchanged{}{}{}",
+            self.outcomes.len(),
+            part(skipped, "skipped"),
+            part(failed, "failed"),
+            part(pruned_ok, pruned_word),
+        )
+    }
+
+    /// The lines of what failed (printed as errors once the summary is out).
+    pub fn failure_lines(&self) -> Vec<String> {
+        self.outcomes
+            .iter()
+            .filter(|o| o.result.is_err())
+            .map(|o| o.line(self.mode))
+            .chain(
+                self.deletions
+                    .iter()
+                    .filter(|d| d.result.is_err())
+                    .map(|d| d.line("pruned", self.mode)),
+            )
+            .collect()
+    }
+
+    /// Why the command fails, if it does: objects that failed, a prune that did not run,
+    /// a wait that ran out.
+    pub fn failure(&self) -> Option<String> {
+        let failed = self.outcomes.iter().filter(|o| o.result.is_err()).count();
+        let prune_failed = self.deletions.iter().filter(|d| d.result.is_err()).count();
+        if failed > 0 || prune_failed > 0 {
+            return Some(format!(
+                "{} of {} objects failed to apply or prune in environment '{}'",
+                failed + prune_failed,
+                self.outcomes.len() + self.deletions.len(),
+                self.environment
+            ));
+        }
+        if let Some(e) = &self.prune_error {
+            return Some(format!(
+                "prune of environment '{}' did not run: {e}",
+                self.environment
+            ));
+        }
+        self.wait_error.clone()
+    }
+}
+
+/// What prune would delete: kf's objects of this env (of `-c`'s components) that the
+/// render no longer has. Also whether some kinds could not be checked.
+async fn prunable(
+    cluster: &crate::cluster::client::Cluster,
+    resources: &Resources,
+    target: &Target,
+    reporter: &mut dyn Reporter,
+) -> Result<(Vec<Found>, bool), crate::cluster::ClusterError> {
+    let keep = target
+        .items
+        .iter()
+        .filter_map(|i| {
+            let res = resources.resolve(&i.api_version, &i.kind)?;
+            let ns = i
+                .namespace_for(&res, &target.env.namespace)
+                .unwrap_or_default();
+            Some((
+                String::new(), // matched without the group, as prune::Found::identity
+                res.api.kind.clone(),
+                ns,
+                i.name.clone(),
+            ))
+        })
+        .collect();
+    let scope = prune::Scope {
+        keep,
+        components: target.prune_components(),
+        namespace: target.env.namespace.clone(),
+    };
+    reporter.phase(Phase::FindingPrunable);
+    let c = prune::candidates(cluster, resources, &target.owner, &scope).await?;
+    let warning = c.warning(&target.env.namespace);
+    if let Some(w) = &warning {
+        reporter.warning(w);
+    }
+    Ok((c.found, warning.is_some()))
+}
+
+/// Apply the target's objects to its cluster.
+pub async fn apply_env(
+    target: Target,
+    options: &ApplyOptions,
+    reporter: &mut dyn Reporter,
+) -> anyhow::Result<ApplyReport> {
+    let env = &target.env;
+    let cluster = super::connect(env, &options.connection, reporter).await?;
+    let resources = Resources::discover(&cluster).await?;
+    let renders_namespace = target
+        .items
+        .iter()
+        .any(|i| i.kind == "Namespace" && i.api_version == "v1" && i.name == env.namespace);
+    let ns = namespace::ensure(
+        &cluster,
+        &env.namespace,
+        renders_namespace,
+        options.create_namespace,
+        options.dry_run,
+    )
+    .await?;
+    let sending = Sending {
+        dry_run: options.dry_run,
+        force_conflicts: options.force_conflicts,
+        concurrency: options.concurrency,
+        crd_wait: super::crd_wait(options.connection.timeout),
+        owner: target.owner.clone(),
+        applyset: Some(crate::cluster::applyset::ApplySet::of(
+            &target.owner,
+            &env.namespace,
+        )),
+        fields: field_check::plan(
+            &cluster,
+            &resources,
+            &target.items,
+            options.validate,
+            cluster.version(),
+            reporter,
+        )
+        .await,
+    };
+    let mut report = ApplyReport {
+        environment: env.name.clone(),
+        namespace: env.namespace.clone(),
+        dry_run: dry_run_name(options.dry_run),
+        namespace_created: ns == Namespace::Created,
+        objects: Vec::new(),
+        pruned: Vec::new(),
+        prune_error: None,
+        status: None,
+        wait_error: None,
+        outcomes: Vec::new(),
+        deletions: Vec::new(),
+        mode: options.dry_run,
+    };
+    if report.namespace_created {
+        reporter.event(Event::NamespaceCreated {
+            name: &env.namespace,
+            dry_run: options.dry_run,
+        });
+    }
+    // What prune would delete is shown before anything changes. A prune that cannot see
+    // everything deletes nothing, but the apply still goes.
+    let mut prune_unchecked = false;
+    let doomed = if options.prune {
+        match prunable(&cluster, &resources, &target, reporter).await {
+            Ok((found, unchecked)) => {
+                prune_unchecked = unchecked;
+                found
+            }
+            Err(e) => {
+                reporter.error(&e.to_string());
+                report.prune_error = Some(e.to_string());
+                Vec::new()
+            }
+        }
+    } else {
+        Vec::new()
+    };
+    for f in &doomed {
+        reporter.event(Event::WillPrune(f));
+    }
+    let members = apply::SetMembers::of(&target.items, &env.namespace);
+    let outcomes = apply::apply(
+        &cluster,
+        resources,
+        target.items.clone(),
+        &env.namespace,
+        &sending,
+        reporter,
+    )
+    .await?;
+    let failed = outcomes.iter().any(|o| o.result.is_err());
+    let pruned = if failed && !doomed.is_empty() {
+        reporter.event(Event::PruneSkipped);
+        Vec::new()
+    } else {
+        if !doomed.is_empty() {
+            reporter.phase(Phase::Deleting {
+                count: doomed.len(),
+            });
+        }
+        let dry_run = options.dry_run;
+        prune::delete(
+            &cluster,
+            doomed.clone(),
+            dry_run,
+            options.concurrency,
+            &mut |d| {
+                reporter.event(Event::Removed {
+                    deleted: d,
+                    verb: "pruned",
+                    dry_run,
+                })
+            },
+        )
+        .await
+    };
+    // Every candidate gone after a full render's apply: the ApplySet lists only what the
+    // set still holds. With -c, the other components' kinds stay listed.
+    let complete = options.prune
+        && target.whole_env()
+        && report.prune_error.is_none()
+        && !prune_unchecked
+        && !failed
+        && pruned.iter().all(|d| d.result.is_ok());
+    if complete
+        && options.dry_run == DryRun::None
+        && let Err(e) = apply::narrow_parent(&cluster, &members, &sending).await
+    {
+        reporter.warning(&format!("ApplySet parent not updated after prune: {e}"));
+    }
+    if options.wait && options.dry_run == DryRun::None && !failed {
+        match wait(
+            &cluster,
+            &target,
+            &doomed,
+            &pruned,
+            options.connection.timeout,
+            options.wait_for_jobs,
+            reporter,
+        )
+        .await?
+        {
+            Waited::Gone(status) => {
+                report.wait_error = status.failure();
+                report.status = Some(status);
+            }
+            Waited::StillDeleting(e) => report.wait_error = Some(e),
+        }
+    }
+    report.objects = outcomes.iter().map(applied).collect();
+    report.pruned = pruned.iter().map(|d| Removed::of(d, "pruned")).collect();
+    report.outcomes = outcomes;
+    report.deletions = pruned;
+    Ok(report)
+}
+
+/// How `--wait` ended: pruned objects still being deleted, or readiness checked.
+enum Waited {
+    StillDeleting(String),
+    Gone(super::status::StatusReport),
+}
+
+/// `--wait`: the pruned objects gone, then every applied object Ready.
+async fn wait(
+    cluster: &crate::cluster::client::Cluster,
+    target: &Target,
+    doomed: &[Found],
+    pruned: &[Deleted],
+    timeout: Duration,
+    for_jobs: bool,
+    reporter: &mut dyn Reporter,
+) -> anyhow::Result<Waited> {
+    let gone: Vec<Found> = doomed
+        .iter()
+        .zip(pruned)
+        .filter(|(_, d)| d.result == Ok(true))
+        .map(|(f, _)| f.clone())
+        .collect();
+    if !gone.is_empty() {
+        reporter.phase(Phase::WaitingForDeletion { count: gone.len() });
+    }
+    let left = prune::wait_gone(cluster, &gone, cluster.remaining().unwrap_or_default()).await;
+    if !left.is_empty() {
+        return Ok(Waited::StillDeleting(format!(
+            "{} pruned objects are still being deleted after --timeout {}: {}",
+            left.len(),
+            humantime(timeout),
+            left.join(", ")
+        )));
+    }
+    let resources = Resources::discover(cluster).await?;
+    let objects = super::status::watched(&target.items, &resources, &target.env.namespace);
+    let wait = super::status::Wait { timeout, for_jobs };
+    Ok(Waited::Gone(
+        super::status::check(cluster, &objects, &[], Some(wait), reporter).await,
+    ))
+}

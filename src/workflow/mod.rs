@@ -1,0 +1,122 @@
+//! The cluster verbs as workflows, as cargo's `ops/` are to its commands: each takes one
+//! environment's rendered objects ([`Target`]), an options struct and a
+//! [`Reporter`](crate::cluster::events::Reporter), and returns a report. The command line
+//! keeps the flags, a reporter that prints, and the choice of `-o`; every decision about
+//! the cluster (what to prune, when a set is complete, what counts as a failure) is made
+//! here.
+
+pub mod apply;
+pub mod delete;
+pub mod diff;
+pub mod status;
+pub mod validate;
+
+use std::time::{Duration, Instant};
+
+use crate::app::{AppSpec, Environment};
+use crate::cluster::ClusterError;
+use crate::cluster::apply::Item;
+use crate::cluster::client::{Cluster, RetryPolicy};
+use crate::cluster::events::{Phase, Reporter};
+use crate::cluster::ownership::Owner;
+use crate::cluster::select::{ConnectOptions, connect as select};
+use crate::render::RenderedObject;
+
+/// One environment's rendered objects, labelled as kf's, and whose they are.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub env: Environment,
+    pub owner: Owner,
+    pub items: Vec<Item>,
+    /// The components named with `-c` (none: the whole environment).
+    pub selected: Vec<String>,
+    /// Each rendered object's component.
+    pub components: Vec<String>,
+}
+
+impl Target {
+    /// `field_manager`: `--field-manager`, else kf's `kf-<app>-<env>`.
+    pub fn new(
+        app: &AppSpec,
+        env: Environment,
+        objects: &[RenderedObject],
+        selected: &[String],
+        field_manager: Option<&str>,
+    ) -> Target {
+        let owner = Owner::new(&app.name, app.id.as_deref(), &env.name, field_manager);
+        let items = crate::cluster::prepare(objects, &owner, &env);
+        Target {
+            env,
+            owner,
+            items,
+            selected: selected.to_vec(),
+            components: objects.iter().map(|o| o.component.clone()).collect(),
+        }
+    }
+
+    /// The whole environment, not a `-c` selection.
+    pub fn whole_env(&self) -> bool {
+        self.selected.is_empty()
+    }
+
+    /// With `-c`, the components whose objects prune may consider: those named, and the
+    /// components the render produced (a nested component's label spells it as rendered).
+    pub fn prune_components(&self) -> Option<std::collections::BTreeSet<String>> {
+        (!self.selected.is_empty()).then(|| {
+            self.selected
+                .iter()
+                .chain(&self.components)
+                .cloned()
+                .collect()
+        })
+    }
+}
+
+/// How to reach an environment's cluster.
+#[derive(Debug, Clone)]
+pub struct Connection {
+    pub connect: ConnectOptions,
+    pub request_timeout: Duration,
+    /// The whole command's time limit, retries and waits included.
+    pub timeout: Duration,
+}
+
+/// Connect to the env's cluster (every request from here on counts against the timeout)
+/// and read its version, warning when the env is for a Kubernetes too far from it.
+pub async fn connect(
+    env: &Environment,
+    connection: &Connection,
+    reporter: &mut dyn Reporter,
+) -> Result<Cluster, ClusterError> {
+    let started = Instant::now();
+    reporter.phase(Phase::Discovering);
+    let policy = RetryPolicy {
+        request_timeout: connection.request_timeout,
+        ..RetryPolicy::default()
+    };
+    let (client, endpoint) = select(env, &connection.connect).await?;
+    let cluster = Cluster::new(client, policy)
+        .with_endpoint(endpoint)
+        .with_timeout(connection.timeout, started);
+    let version = crate::cluster::version::of_server(&cluster).await;
+    if let Some((server, git)) = &version
+        && let Some(w) = crate::cluster::version::skew(&env.name, &env.k8s_version, *server, git)
+    {
+        reporter.warning(&w);
+    }
+    Ok(cluster.with_version(version.map(|(v, _)| v)))
+}
+
+/// How long apply waits for new CRDs: up to a minute, never more than half of the
+/// timeout, so a CRD that never becomes Established leaves time for everything else.
+pub fn crd_wait(timeout: Duration) -> Duration {
+    (timeout / 2).min(Duration::from_secs(60))
+}
+
+/// `deployment.apps/web` and its namespace, as every report names an object.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ObjectName {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+}

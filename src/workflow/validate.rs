@@ -1,0 +1,212 @@
+//! `kf validate`: every rendered object checked offline (Kubernetes' types, CRD schemas)
+//! and, with `--server`, by the env's cluster with a server-side dry-run apply. An object
+//! is counted once however many checks reject it.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{Connection, Target};
+use crate::cluster::apply::{self, Action, ApplyOptions, DryRun};
+use crate::cluster::events::{Reporter, Silent};
+use crate::cluster::resources::Resources;
+use crate::render::RenderedObject;
+use crate::validate::{Finding, Validator};
+
+/// One thing a check said of an object.
+#[derive(Debug, Clone, Serialize)]
+pub struct Problem {
+    /// `Deployment/web -n prod`, or the server's `deployment.apps/web`.
+    pub object: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub component: Option<String>,
+    /// error, warning (not checked: no schema) or skipped (the server could not check it).
+    pub level: &'static str,
+    /// offline or server.
+    pub check: &'static str,
+    pub message: String,
+}
+
+impl Problem {
+    /// The line kf prints for it.
+    pub fn line(&self) -> String {
+        match (self.check, &self.component) {
+            ("server", _) => format!(
+                "{}: {} (server dry run): {}",
+                if self.level == "skipped" {
+                    "skipped"
+                } else {
+                    "error"
+                },
+                self.object,
+                self.message
+            ),
+            (_, Some(c)) => format!(
+                "{}: {} (component {c}): {}",
+                self.level, self.object, self.message
+            ),
+            (_, None) => format!("{}: {}: {}", self.level, self.object, self.message),
+        }
+    }
+}
+
+/// What `kf validate` found.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValidateReport {
+    pub environment: String,
+    /// Objects rendered.
+    pub objects: usize,
+    /// Objects with at least one error, from either check.
+    pub invalid: usize,
+    /// Objects no schema is known for.
+    pub unchecked: usize,
+    /// Objects the server check could not check (their CRD is in the render only).
+    pub skipped: usize,
+    pub problems: Vec<Problem>,
+}
+
+impl ValidateReport {
+    pub fn failure(&self) -> Option<String> {
+        (self.invalid > 0).then(|| {
+            format!(
+                "{} of {} objects in environment '{}' are invalid",
+                self.invalid, self.objects, self.environment
+            )
+        })
+    }
+
+    /// `12 objects in environment 'prod' are valid (1 not checked: no schema)`.
+    pub fn summary(&self) -> String {
+        let total = self.objects;
+        format!(
+            "{} objects in environment '{}' are valid{}{}",
+            total - self.unchecked - self.skipped.min(total - self.unchecked),
+            self.environment,
+            if self.unchecked > 0 {
+                format!(" ({} not checked: no schema)", self.unchecked)
+            } else {
+                String::new()
+            },
+            if self.skipped > 0 {
+                format!(
+                    "; {} skipped by the server check (their CRD is in this render and not on the cluster yet)",
+                    self.skipped
+                )
+            } else {
+                String::new()
+            }
+        )
+    }
+}
+
+/// The lowercase kind and name an object is counted by, in both checks' spellings
+/// (`Deployment` and `deployment.apps/web`).
+fn counted(kind: &str, name: &str) -> (String, String) {
+    (kind.to_ascii_lowercase(), name.to_string())
+}
+
+/// Check `objects` offline, for Kubernetes `k8s_version`.
+pub fn validate_offline(
+    environment: &str,
+    objects: &[RenderedObject],
+    k8s_version: &str,
+) -> (ValidateReport, BTreeSet<(String, String)>) {
+    let mut validator = Validator::with_builtin_crds().for_k8s_version(k8s_version);
+    for o in objects {
+        validator.add_crds(&Value::Object(o.object.clone()));
+    }
+    let mut report = ValidateReport {
+        environment: environment.to_string(),
+        objects: objects.len(),
+        invalid: 0,
+        unchecked: 0,
+        skipped: 0,
+        problems: Vec::new(),
+    };
+    let mut invalid = BTreeSet::new();
+    for o in objects {
+        let name = crate::validate::object_name(&o.object);
+        let kind = o.object.get("kind").and_then(|k| k.as_str()).unwrap_or("");
+        let (level, message) = match validator.validate(&o.object) {
+            None => continue,
+            Some(Finding::Error(e)) => {
+                let plain = o.object["metadata"]["name"].as_str().unwrap_or_default();
+                invalid.insert(counted(kind, plain));
+                ("error", e)
+            }
+            Some(Finding::Unchecked(w)) => {
+                report.unchecked += 1;
+                ("warning", w)
+            }
+        };
+        report.problems.push(Problem {
+            object: format!("{kind}/{name}"),
+            component: Some(o.component.clone()),
+            level,
+            check: "offline",
+            message,
+        });
+    }
+    // kf exits after this: freeing the compiled CRD schemas one node at a time costs
+    // about a third of what compiling them did, for memory the exit returns anyway.
+    std::mem::forget(validator);
+    report.invalid = invalid.len();
+    (report, invalid)
+}
+
+/// Add the env's cluster's server-side dry run of every object to `report`. Objects
+/// whose CRD is in the render and not on the cluster are skipped, never counted valid.
+pub async fn validate_on_server(
+    target: Target,
+    connection: &Connection,
+    mut report: ValidateReport,
+    mut invalid: BTreeSet<(String, String)>,
+    reporter: &mut dyn Reporter,
+) -> anyhow::Result<ValidateReport> {
+    let cluster = super::connect(&target.env, connection, reporter).await?;
+    let resources = Resources::discover(&cluster).await?;
+    let options = ApplyOptions {
+        dry_run: DryRun::Server,
+        force_conflicts: true,
+        concurrency: 8,
+        crd_wait: super::crd_wait(connection.timeout),
+        owner: target.owner.clone(),
+        // Checking objects, not recording a set.
+        applyset: None,
+        fields: Default::default(),
+    };
+    let outcomes = apply::apply(
+        &cluster,
+        resources,
+        target.items,
+        &target.env.namespace,
+        &options,
+        &mut Silent,
+    )
+    .await?;
+    for o in &outcomes {
+        let (level, message) = match &o.result {
+            Err(e) => {
+                let kind = o.id.split(['.', '/']).next().unwrap_or_default();
+                invalid.insert(counted(kind, &o.name));
+                ("error", e.clone())
+            }
+            Ok(Action::Skipped(why)) => {
+                report.skipped += 1;
+                ("skipped", why.clone())
+            }
+            Ok(_) => continue,
+        };
+        report.problems.push(Problem {
+            object: o.id.clone(),
+            component: None,
+            level,
+            check: "server",
+            message,
+        });
+    }
+    report.invalid = invalid.len();
+    Ok(report)
+}
