@@ -94,13 +94,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
         }
         stdout::line(report.summary());
     }
-    let names: Vec<String> = report
-        .objects
-        .iter()
-        .filter(|o| o.result != "failed" && o.result != "skipped")
-        .map(|o| o.object.name.clone())
-        .collect();
-    printer.document(&report, &names);
+    printer.document(&report, &report.applied_names());
     if let Some(e) = report.failure() {
         for line in report.failure_lines() {
             eprintln!("error: {line}");

@@ -44,7 +44,6 @@ impl ClusterArgs {
                 context: self.context.clone(),
                 request_timeout: Some(self.request_timeout),
             },
-            request_timeout: self.request_timeout,
             timeout: self.timeout,
         }
     }

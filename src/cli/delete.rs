@@ -60,7 +60,7 @@ pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
     let names: Vec<String> = report
         .deleted
         .iter()
-        .filter(|d| d.result == "deleted")
+        .filter(|d| d.result == kf::workflow::Verdict::Deleted)
         .map(|d| d.object.name.clone())
         .collect();
     printer.document(&report, &names);

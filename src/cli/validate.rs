@@ -53,12 +53,12 @@ pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
     if printer.text() && report.failure().is_none() {
         super::stdout::line(report.summary());
     }
-    let names: Vec<String> = report
-        .problems
-        .iter()
-        .filter(|p| p.level == "error")
-        .map(|p| p.object.clone())
-        .collect();
+    let mut names: Vec<String> = Vec::new();
+    for p in report.problems.iter().filter(|p| p.level == "error") {
+        if !names.contains(&p.object) {
+            names.push(p.object.clone());
+        }
+    }
     printer.document(&report, &names);
     match report.failure() {
         Some(e) => bail!(e),

@@ -32,6 +32,15 @@ pub enum DryRun {
 }
 
 impl DryRun {
+    /// `none`, `client` or `server`, as `--dry-run` spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DryRun::None => "none",
+            DryRun::Client => "client",
+            DryRun::Server => "server",
+        }
+    }
+
     /// What a line about a dry run ends with: ` (dry run)`, ` (server dry run)`, or nothing.
     pub fn suffix(self) -> &'static str {
         match self {
@@ -348,21 +357,8 @@ async fn apply_one(
         });
         return outcome;
     }
-    let query = apply_query(
-        &options.owner.field_manager,
-        options.force_conflicts,
-        options.dry_run,
-        options.fields.query,
-    );
     let body = serde_json::to_vec(&item.object).unwrap_or_default();
-    let reply = cluster
-        .request(
-            Method::PATCH,
-            &format!("{path}{query}"),
-            Some("application/apply-patch+yaml"),
-            body,
-        )
-        .await;
+    let reply = send_apply(cluster, &path, body, &options.sending()).await;
     outcome.result = match reply {
         // A field-manager conflict: say how to resolve it, as kubectl does.
         Err(Failure::Status(r))
@@ -411,22 +407,52 @@ async fn apply_one(
     outcome
 }
 
-/// The query of a server-side apply PATCH: the field manager, whether to force
-/// conflicts, the server dry run, and the server's field validation.
-pub fn apply_query(
-    field_manager: &str,
-    force: bool,
-    dry_run: DryRun,
-    field_validation: Option<&str>,
-) -> String {
-    let mut query = format!("?fieldManager={}&force={force}", encode(field_manager));
-    if dry_run == DryRun::Server {
+/// How a server-side apply is sent: the field manager, whether to force conflicts, the
+/// server dry run, and the server's field validation.
+pub struct Sending<'a> {
+    pub field_manager: &'a str,
+    pub force: bool,
+    pub dry_run: DryRun,
+    pub field_validation: Option<&'static str>,
+}
+
+impl ApplyOptions {
+    fn sending(&self) -> Sending<'_> {
+        Sending {
+            field_manager: &self.owner.field_manager,
+            force: self.force_conflicts,
+            dry_run: self.dry_run,
+            field_validation: self.fields.query,
+        }
+    }
+}
+
+/// PATCH `body` to `path` as a server-side apply, sent as `how` says.
+pub async fn send_apply(
+    cluster: &Cluster,
+    path: &str,
+    body: Vec<u8>,
+    how: &Sending<'_>,
+) -> Result<super::client::Reply, Failure> {
+    let mut query = format!(
+        "?fieldManager={}&force={}",
+        encode(how.field_manager),
+        how.force
+    );
+    if how.dry_run == DryRun::Server {
         query.push_str("&dryRun=All");
     }
-    if let Some(v) = field_validation {
+    if let Some(v) = how.field_validation {
         query.push_str(&format!("&fieldValidation={v}"));
     }
-    query
+    cluster
+        .request(
+            Method::PATCH,
+            &format!("{path}{query}"),
+            Some("application/apply-patch+yaml"),
+            body,
+        )
+        .await
 }
 
 /// What an ApplySet parent lists: the members' group kinds and namespaces.
@@ -514,20 +540,8 @@ async fn apply_parent(
         Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => {}
         Err(e) => return Err(e.to_string()),
     }
-    let query = apply_query(
-        &options.owner.field_manager,
-        options.force_conflicts,
-        options.dry_run,
-        options.fields.query,
-    );
     let body = serde_json::to_vec(&set.parent(&kinds, &members.namespaces)).unwrap_or_default();
-    cluster
-        .request(
-            Method::PATCH,
-            &format!("{path}{query}"),
-            Some("application/apply-patch+yaml"),
-            body,
-        )
+    send_apply(cluster, &path, body, &options.sending())
         .await
         .map(|_| ())
         .map_err(|e| e.to_string())

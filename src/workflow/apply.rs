@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{Connection, ObjectName, Target};
+use super::{Connection, ObjectResult, Target, Verdict};
 use crate::cluster::apply::{self, Action, ApplyOptions as Sending, DryRun, Outcome};
 use crate::cluster::client::humantime;
 use crate::cluster::events::{Event, Phase, Reporter};
@@ -29,56 +29,21 @@ pub struct ApplyOptions {
     pub connection: Connection,
 }
 
-/// What one object's apply came to, as `-o json|yaml` reports it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Applied {
-    #[serde(flatten)]
-    pub object: ObjectName,
-    /// created, configured, unchanged, skipped or failed.
-    pub result: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-}
-
-/// What one deletion came to: pruned (or deleted), gone (already, or replaced) or failed.
-#[derive(Debug, Clone, Serialize)]
-pub struct Removed {
-    #[serde(flatten)]
-    pub object: ObjectName,
-    pub result: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-}
-
-impl Removed {
-    pub fn of(d: &Deleted, verb: &'static str) -> Removed {
-        let (result, message) = match &d.result {
-            Ok(true) => (verb, None),
-            Ok(false) => ("gone", None),
-            Err(e) => ("failed", Some(e.clone())),
-        };
-        Removed {
-            object: ObjectName {
-                name: d.name.clone(),
-                namespace: d.namespace.clone(),
-            },
-            result,
-            message,
-        }
-    }
-}
-
 /// What `kf apply` did.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApplyReport {
     pub environment: String,
     pub namespace: String,
-    /// none, client or server.
-    pub dry_run: &'static str,
+    #[serde(serialize_with = "super::serialize_dry_run")]
+    pub dry_run: DryRun,
     pub namespace_created: bool,
-    pub objects: Vec<Applied>,
-    pub pruned: Vec<Removed>,
+    /// Every object's apply, in the order applied.
+    #[serde(rename = "objects", serialize_with = "applied")]
+    pub outcomes: Vec<Outcome>,
+    /// Every deletion prune sent.
+    #[serde(rename = "pruned", serialize_with = "pruned")]
+    pub deletions: Vec<Deleted>,
     /// Why prune did not run at all (it could not list what it may delete).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prune_error: Option<String>,
@@ -88,38 +53,18 @@ pub struct ApplyReport {
     /// Why the wait did not end with everything Ready.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wait_error: Option<String>,
-    #[serde(skip)]
-    outcomes: Vec<Outcome>,
-    #[serde(skip)]
-    deletions: Vec<Deleted>,
-    #[serde(skip)]
-    mode: DryRun,
 }
 
-pub fn dry_run_name(d: DryRun) -> &'static str {
-    match d {
-        DryRun::None => "none",
-        DryRun::Client => "client",
-        DryRun::Server => "server",
-    }
+fn applied<S: serde::Serializer>(outcomes: &[Outcome], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(outcomes.iter().map(ObjectResult::applied))
 }
 
-fn applied(o: &Outcome) -> Applied {
-    let (result, message) = match &o.result {
-        Ok(Action::Created) => ("created", None),
-        Ok(Action::Configured) => ("configured", None),
-        Ok(Action::Unchanged) => ("unchanged", None),
-        Ok(Action::Skipped(why)) => ("skipped", Some(why.clone())),
-        Err(e) => ("failed", Some(e.clone())),
-    };
-    Applied {
-        object: ObjectName {
-            name: o.id.clone(),
-            namespace: o.namespace.clone(),
-        },
-        result,
-        message,
-    }
+fn pruned<S: serde::Serializer>(deletions: &[Deleted], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(
+        deletions
+            .iter()
+            .map(|d| ObjectResult::removed(d, Verdict::Pruned)),
+    )
 }
 
 impl ApplyReport {
@@ -146,7 +91,7 @@ impl ApplyReport {
                 String::new()
             }
         };
-        let pruned_word = if self.mode == DryRun::None {
+        let pruned_word = if self.dry_run == DryRun::None {
             "pruned"
         } else {
             "would be pruned"
@@ -165,13 +110,22 @@ impl ApplyReport {
         self.outcomes
             .iter()
             .filter(|o| o.result.is_err())
-            .map(|o| o.line(self.mode))
+            .map(|o| o.line(self.dry_run))
             .chain(
                 self.deletions
                     .iter()
                     .filter(|d| d.result.is_err())
-                    .map(|d| d.line("pruned", self.mode)),
+                    .map(|d| d.line("pruned", self.dry_run)),
             )
+            .collect()
+    }
+
+    /// The objects applied (not skipped, not failed), for `-o name`.
+    pub fn applied_names(&self) -> Vec<String> {
+        self.outcomes
+            .iter()
+            .filter(|o| matches!(o.result, Ok(ref a) if !matches!(a, Action::Skipped(_))))
+            .map(|o| o.id.clone())
             .collect()
     }
 
@@ -280,16 +234,13 @@ pub async fn apply_env(
     let mut report = ApplyReport {
         environment: env.name.clone(),
         namespace: env.namespace.clone(),
-        dry_run: dry_run_name(options.dry_run),
+        dry_run: options.dry_run,
         namespace_created: ns == Namespace::Created,
-        objects: Vec::new(),
-        pruned: Vec::new(),
+        outcomes: Vec::new(),
+        deletions: Vec::new(),
         prune_error: None,
         status: None,
         wait_error: None,
-        outcomes: Vec::new(),
-        deletions: Vec::new(),
-        mode: options.dry_run,
     };
     if report.namespace_created {
         reporter.event(Event::NamespaceCreated {
@@ -387,8 +338,6 @@ pub async fn apply_env(
             Waited::StillDeleting(e) => report.wait_error = Some(e),
         }
     }
-    report.objects = outcomes.iter().map(applied).collect();
-    report.pruned = pruned.iter().map(|d| Removed::of(d, "pruned")).collect();
     report.outcomes = outcomes;
     report.deletions = pruned;
     Ok(report)

@@ -3,8 +3,7 @@
 
 use serde::Serialize;
 
-use super::apply::{Removed, dry_run_name};
-use super::{Connection, ObjectName, Target};
+use super::{Connection, ObjectName, ObjectResult, Target, Verdict};
 use crate::cluster::apply::DryRun;
 use crate::cluster::applyset::{self, ApplySet};
 use crate::cluster::client::{Failure, humantime};
@@ -22,38 +21,27 @@ pub struct DeleteOptions {
     pub connection: Connection,
 }
 
-/// An object `kf delete` did not delete, and why.
-#[derive(Debug, Clone, Serialize)]
-pub struct NotDeleted {
-    #[serde(flatten)]
-    pub object: ObjectName,
-    /// left-alone (not this app's), gone (already), unserved (kind not served) or failed.
-    pub result: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-}
-
 /// What `kf delete` did.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeleteReport {
     pub environment: String,
-    pub dry_run: &'static str,
-    /// Every deletion sent, the ApplySet parent's included.
-    pub deleted: Vec<Removed>,
-    /// The objects kf did not send a deletion for.
-    pub not_deleted: Vec<NotDeleted>,
+    #[serde(serialize_with = "super::serialize_dry_run")]
+    pub dry_run: DryRun,
+    /// Every deletion sent, the ApplySet parent's included: deleted, gone or failed.
+    pub deleted: Vec<ObjectResult>,
+    /// The objects kf did not send a deletion for: left-alone (not this app's), gone
+    /// (already), unserved (kind not served) or failed (could not be read).
+    pub not_deleted: Vec<ObjectResult>,
     /// Deleted objects still there when the wait ran out.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub still_there: Vec<String>,
-    #[serde(skip)]
-    mode: DryRun,
     #[serde(skip)]
     timeout: std::time::Duration,
 }
 
 impl DeleteReport {
-    fn count(&self, result: &str) -> usize {
+    fn count(&self, result: Verdict) -> usize {
         self.deleted.iter().filter(|d| d.result == result).count()
             + self
                 .not_deleted
@@ -64,11 +52,11 @@ impl DeleteReport {
 
     /// `3 objects deleted, 1 failed`.
     pub fn summary(&self) -> String {
-        let failed = self.count("failed");
+        let failed = self.count(Verdict::Failed);
         format!(
             "{} objects {}{}",
-            self.count("deleted"),
-            if self.mode == DryRun::None {
+            self.count(Verdict::Deleted),
+            if self.dry_run == DryRun::None {
                 "deleted"
             } else {
                 "would be deleted"
@@ -84,21 +72,21 @@ impl DeleteReport {
     /// Why the command fails: a deletion that failed, nothing deleted because nothing was
     /// this app's, objects still there after the wait.
     pub fn failure(&self) -> Option<String> {
-        let failed = self.count("failed");
+        let failed = self.count(Verdict::Failed);
         if failed > 0 {
             return Some(format!(
                 "{failed} objects of environment '{}' could not be deleted; see the errors above",
                 self.environment
             ));
         }
-        let left_alone = self.count("left-alone");
+        let left_alone = self.count(Verdict::LeftAlone);
         // Every object found was another's: the delete did nothing the user asked for.
         let already_gone = self
             .not_deleted
             .iter()
-            .filter(|d| d.result == "gone")
+            .filter(|d| d.result == Verdict::Gone)
             .count();
-        if self.count("deleted") == 0 && already_gone == 0 && left_alone > 0 {
+        if self.count(Verdict::Deleted) == 0 && already_gone == 0 && left_alone > 0 {
             return Some(format!(
                 "nothing was deleted: {left_alone} objects of environment '{}' are not this app's to delete (see the lines above); delete them with the tool that made them",
                 self.environment
@@ -129,11 +117,10 @@ pub async fn delete_env(
     let resources = Resources::discover(&cluster).await?;
     let mut report = DeleteReport {
         environment: env.name.clone(),
-        dry_run: dry_run_name(dry_run),
+        dry_run,
         deleted: Vec::new(),
         not_deleted: Vec::new(),
         still_there: Vec::new(),
-        mode: dry_run,
         timeout: options.connection.timeout,
     };
     let mut doomed: Vec<Found> = Vec::new();
@@ -148,12 +135,12 @@ pub async fn delete_env(
                 id: id.clone(),
                 why: why.clone(),
             });
-            report.not_deleted.push(NotDeleted {
+            report.not_deleted.push(ObjectResult {
                 object: ObjectName {
                     name: id,
                     namespace: None,
                 },
-                result: "unserved",
+                result: Verdict::Unserved,
                 message: Some(why),
             });
             continue;
@@ -188,19 +175,19 @@ pub async fn delete_env(
                         id: found.id(),
                         why: why.clone(),
                     });
-                    ("left-alone", Some(why))
+                    (Verdict::LeftAlone, Some(why))
                 }
             },
             Err(Failure::Status(r)) if r.status == http::StatusCode::NOT_FOUND => {
                 reporter.event(Event::AlreadyGone { id: found.id() });
-                ("gone", None)
+                (Verdict::Gone, None)
             }
             Err(e) => {
                 reporter.error(&format!("{} failed: {e}", found.id()));
-                ("failed", Some(e.to_string()))
+                (Verdict::Failed, Some(e.to_string()))
             }
         };
-        report.not_deleted.push(NotDeleted {
+        report.not_deleted.push(ObjectResult {
             object,
             result,
             message,
@@ -213,10 +200,14 @@ pub async fn delete_env(
     }
     let done = remove(&cluster, doomed.clone(), options, reporter).await;
     let failed = done.iter().any(|d| d.result.is_err())
-        || report.not_deleted.iter().any(|d| d.result == "failed");
-    report
-        .deleted
-        .extend(done.iter().map(|d| Removed::of(d, "deleted")));
+        || report
+            .not_deleted
+            .iter()
+            .any(|d| d.result == Verdict::Failed);
+    report.deleted.extend(
+        done.iter()
+            .map(|d| ObjectResult::removed(d, Verdict::Deleted)),
+    );
     // The ApplySet's parent goes last, once its members are gone (only kf's own). With
     // -c, the set lives on.
     if !failed
@@ -224,9 +215,10 @@ pub async fn delete_env(
         && let Some(parent) = parent(&cluster, &resources, target).await
     {
         let gone = remove(&cluster, vec![parent], options, reporter).await;
-        report
-            .deleted
-            .extend(gone.iter().map(|d| Removed::of(d, "deleted")));
+        report.deleted.extend(
+            gone.iter()
+                .map(|d| ObjectResult::removed(d, Verdict::Deleted)),
+        );
     }
     if options.wait && dry_run == DryRun::None {
         let gone: Vec<Found> = doomed

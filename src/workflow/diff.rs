@@ -5,12 +5,12 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{Result, anyhow};
 use futures::StreamExt;
-use http::{Method, StatusCode};
+use http::StatusCode;
 use serde::Serialize;
 use serde_json::Value;
 
 use super::{Connection, Target};
-use crate::cluster::apply::{DryRun, Item, apply_query};
+use crate::cluster::apply::{DryRun, Item, Sending, send_apply};
 use crate::cluster::client::{Cluster, Failure};
 use crate::cluster::diff::{comparable, mask_secrets, unified, yaml};
 use crate::cluster::events::{Phase, Reporter};
@@ -166,14 +166,13 @@ async fn server_diff(
         Err(e) => return Err(anyhow!("{id}: reading the live object: {e}")),
     };
     let body = serde_json::to_vec(&item.object)?;
-    let query = apply_query(&owner.field_manager, true, DryRun::Server, None);
-    let planned = cluster
-        .request(
-            Method::PATCH,
-            &format!("{path}{query}"),
-            Some("application/apply-patch+yaml"),
-            body,
-        )
+    let how = Sending {
+        field_manager: &owner.field_manager,
+        force: true,
+        dry_run: DryRun::Server,
+        field_validation: None,
+    };
+    let planned = send_apply(cluster, &path, body, &how)
         .await
         .map_err(|e| anyhow!("{id}: server dry-run apply: {e}"))?
         .body;

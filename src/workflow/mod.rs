@@ -15,10 +15,11 @@ use std::time::{Duration, Instant};
 
 use crate::app::{AppSpec, Environment};
 use crate::cluster::ClusterError;
-use crate::cluster::apply::Item;
+use crate::cluster::apply::{Action, DryRun, Item, Outcome};
 use crate::cluster::client::{Cluster, RetryPolicy};
 use crate::cluster::events::{Phase, Reporter};
 use crate::cluster::ownership::Owner;
+use crate::cluster::prune::Deleted;
 use crate::cluster::select::{ConnectOptions, connect as select};
 use crate::render::RenderedObject;
 
@@ -75,8 +76,8 @@ impl Target {
 /// How to reach an environment's cluster.
 #[derive(Debug, Clone)]
 pub struct Connection {
+    /// Its `request_timeout` is also the retry policy's.
     pub connect: ConnectOptions,
-    pub request_timeout: Duration,
     /// The whole command's time limit, retries and waits included.
     pub timeout: Duration,
 }
@@ -90,9 +91,13 @@ pub async fn connect(
 ) -> Result<Cluster, ClusterError> {
     let started = Instant::now();
     reporter.phase(Phase::Discovering);
+    let defaults = RetryPolicy::default();
     let policy = RetryPolicy {
-        request_timeout: connection.request_timeout,
-        ..RetryPolicy::default()
+        request_timeout: connection
+            .connect
+            .request_timeout
+            .unwrap_or(defaults.request_timeout),
+        ..defaults
     };
     let (client, endpoint) = select(env, &connection.connect).await?;
     let cluster = Cluster::new(client, policy)
@@ -119,4 +124,77 @@ pub struct ObjectName {
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
+}
+
+/// What became of one object, as `-o json|yaml` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    Created,
+    Configured,
+    Unchanged,
+    /// Not sent (its CRD is not on the cluster in a dry run).
+    Skipped,
+    Failed,
+    Pruned,
+    Deleted,
+    /// Already gone, or replaced by another object of the name.
+    Gone,
+    /// Not this app's and env's to delete.
+    LeftAlone,
+    /// Its kind is not served by the cluster.
+    Unserved,
+}
+
+/// One object, what became of it, and why when that needs saying.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ObjectResult {
+    #[serde(flatten)]
+    pub object: ObjectName,
+    pub result: Verdict,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl ObjectResult {
+    /// An apply's outcome.
+    pub fn applied(o: &Outcome) -> ObjectResult {
+        let (result, message) = match &o.result {
+            Ok(Action::Created) => (Verdict::Created, None),
+            Ok(Action::Configured) => (Verdict::Configured, None),
+            Ok(Action::Unchanged) => (Verdict::Unchanged, None),
+            Ok(Action::Skipped(why)) => (Verdict::Skipped, Some(why.clone())),
+            Err(e) => (Verdict::Failed, Some(e.clone())),
+        };
+        ObjectResult {
+            object: ObjectName {
+                name: o.id.clone(),
+                namespace: o.namespace.clone(),
+            },
+            result,
+            message,
+        }
+    }
+
+    /// A deletion's outcome; `done` is what one that happened is called (pruned, deleted).
+    pub fn removed(d: &Deleted, done: Verdict) -> ObjectResult {
+        let (result, message) = match &d.result {
+            Ok(true) => (done, None),
+            Ok(false) => (Verdict::Gone, None),
+            Err(e) => (Verdict::Failed, Some(e.clone())),
+        };
+        ObjectResult {
+            object: ObjectName {
+                name: d.name.clone(),
+                namespace: d.namespace.clone(),
+            },
+            result,
+            message,
+        }
+    }
+}
+
+/// `--dry-run` in a report: `none`, `client` or `server`.
+fn serialize_dry_run<S: serde::Serializer>(d: &DryRun, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(d.as_str())
 }
