@@ -159,7 +159,12 @@ pub struct Item {
 }
 
 impl Item {
-    pub fn new(object: Map<String, Value>) -> Item {
+    /// The object as kf sends it: without its `status`, which the server and the
+    /// controllers own. A rendered status (upstream CRD files carry an empty one) would
+    /// make kf's field manager an owner of fields the API server then sets, and every
+    /// later apply a 409 conflict with `kube-apiserver` (seen on Seldon's CRD, v1.20).
+    pub fn new(mut object: Map<String, Value>) -> Item {
+        object.remove("status");
         Item {
             api_version: str_at(&object, &["apiVersion"])
                 .unwrap_or_default()

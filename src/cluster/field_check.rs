@@ -51,6 +51,28 @@ pub fn key(item: &Item) -> String {
     format!("{}/{}/{ns}/{}", item.api_version, item.kind, item.name)
 }
 
+/// The CRDs among `items` whose schemas this server cannot store, by [`key`], with the
+/// version they need: refused before sending, since the server's own answer names a
+/// field path and not the cause (a CEL rule, a `default: ""` on 1.20).
+fn crds_too_new(items: &[Item], server: MinorVersion) -> BTreeMap<String, String> {
+    let mut refused = BTreeMap::new();
+    for item in items {
+        if let Some(needs) = crate::validate::crd_requirement(&item.object)
+            && server.major == 1
+            && server.minor < needs.minor
+        {
+            refused.insert(
+                key(item),
+                format!(
+                    "this CRD needs Kubernetes 1.{} or later (for {}) and the server runs {server}; apply it on a newer cluster, or install the operator's release made for this one (--validate=ignore sends it anyway)",
+                    needs.minor, needs.what
+                ),
+            );
+        }
+    }
+    refused
+}
+
 /// Decide how `items` are checked on this server, and check them when kf must.
 pub async fn plan(
     cluster: &Cluster,
@@ -63,13 +85,14 @@ pub async fn plan(
     if mode == FieldValidation::Ignore {
         return Plan::default();
     }
+    let too_new = server.map(|v| crds_too_new(items, v)).unwrap_or_default();
     if server.is_some_and(|v| v >= SERVER_SIDE) {
         return Plan {
             query: Some(match mode {
                 FieldValidation::Warn => "Warn",
                 _ => "Strict",
             }),
-            ..Plan::default()
+            refused: too_new,
         };
     }
     let mut validator = Validator::default();
@@ -77,7 +100,10 @@ pub async fn plan(
         validator.add_crds(&Value::Object(item.object.clone()));
     }
     let mut fetched = std::collections::BTreeSet::new();
-    let mut plan = Plan::default();
+    let mut plan = Plan {
+        refused: too_new,
+        ..Plan::default()
+    };
     for item in items {
         if crate::validate::is_builtin_group(&item.api_version) {
             continue;

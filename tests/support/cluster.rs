@@ -201,9 +201,6 @@ impl Drop for TestCluster {
 impl TestCluster {
     /// A request to the real cluster as its admin: the reply's status and body.
     pub fn request(&self, method: http::Method, path: &str, body: Option<Value>) -> (u16, Value) {
-        let Backend::Real(r) = &self.backend else {
-            panic!("request() is for a real cluster");
-        };
         let content = body.as_ref().map(|_| {
             if method == http::Method::PATCH {
                 "application/merge-patch+json"
@@ -211,6 +208,31 @@ impl TestCluster {
                 "application/json"
             }
         });
+        self.send(method, path, content, body)
+    }
+
+    /// A server-side apply of `object` at `path` as `manager`, dry run (nothing is
+    /// stored): what the real cluster says of it.
+    pub fn apply_dry_run(&self, path: &str, object: Value, manager: &str) -> (u16, Value) {
+        let path = format!("{path}?fieldManager={manager}&dryRun=All");
+        self.send(
+            http::Method::PATCH,
+            &path,
+            Some("application/apply-patch+yaml"),
+            Some(object),
+        )
+    }
+
+    fn send(
+        &self,
+        method: http::Method,
+        path: &str,
+        content: Option<&str>,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let Backend::Real(r) = &self.backend else {
+            panic!("requests are for a real cluster");
+        };
         let bytes = body
             .map(|b| serde_json::to_vec(&b).unwrap())
             .unwrap_or_default();

@@ -16,10 +16,53 @@ local util = import 'kubeflow/common/util.libsonnet';
   caSecretName:: 'emissary-ingress-webhook-ca',
   webhookPath:: '/webhooks/crd-convert',
 
+  // The shared file is Emissary's "internal-validator" rendering of its CRDs: a field that
+  // takes one of several types (ambassador_id: a string or a list; tls: a string or a
+  // bool) is written `oneOf: [{type: string}, {type: array}]` with no type of its own.
+  // An API server refuses that schema as not structural (422). Emissary's build makes
+  // the copy it installs with tools/src/fix-crds (business.go, FixCRD for the apiserver
+  // targets; system.go, visitAllSchemaProps): such a field is left out of the schema,
+  // and the object holding it keeps unknown fields, so the server stores the field as
+  // given. This is that step, over every version's schema.
+  isUnion(node)::
+    std.isObject(node) && !std.objectHas(node, 'type') && std.objectHas(node, 'oneOf')
+    && std.length(node.oneOf) > 0
+    && std.all([std.isObject(o) && std.objectFields(o) == ['type'] for o in node.oneOf]),
+  // fix-crds drops a whole array when its items are such a union.
+  leftOut(node)::
+    $.isUnion(node) || (std.isObject(node) && std.objectHas(node, 'items') && $.leftOut(node.items)),
+  forApiServer(node)::
+    if !std.isObject(node) then node
+    else
+      local props = if std.objectHas(node, 'properties') then node.properties else {};
+      local lost = [k for k in std.objectFields(props) if $.leftOut(props[k])];
+      local lostAdditional = std.objectHas(node, 'additionalProperties') && $.leftOut(node.additionalProperties);
+      {
+        [k]: if k == 'properties' then {
+          [p]: $.forApiServer(props[p])
+          for p in std.objectFields(props)
+          if !std.member(lost, p)
+        } else if std.member(['items', 'additionalProperties'], k) then $.forApiServer(node[k])
+        else node[k]
+        for k in std.objectFields(node)
+        if !(k == 'additionalProperties' && lostAdditional)
+      } + (if lost != [] || lostAdditional then { 'x-kubernetes-preserve-unknown-fields': true } else {}),
+  structural(crd)::
+    crd {
+      spec+: {
+        versions: [
+          v + (if std.objectHas(v, 'schema') then {
+                 schema+: { openAPIV3Schema: $.forApiServer(v.schema.openAPIV3Schema) },
+               } else {})
+          for v in crd.spec.versions
+        ],
+      },
+    },
+
   // A CRD of the shared file with its conversion webhook, if it has one (Listener,
   // served only as v3alpha1, has none), sent to service.namespace.
   pointedAt(crd, service, ns, labels)::
-    crd {
+    $.structural(crd) {
       metadata+: { labels+: labels },
     } + (if std.objectHas(crd.spec, 'conversion') then {
            spec+: {
