@@ -62,6 +62,29 @@ fn setup() -> Setup {
 }
 
 impl Setup {
+    /// The group of this test's Widget CRD: CRDs are cluster-wide, and tests that run side
+    /// by side on a real server must not share one.
+    fn widget_group(&self) -> String {
+        format!("{}.example.com", self.ns)
+    }
+
+    /// A component with the Widget CRD (of [`Setup::widget_group`]) and one Widget, w1.
+    fn widgets(&self) -> String {
+        let group = self.widget_group();
+        format!(
+            r#"[
+  {{ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    metadata: {{ name: 'widgets.{group}' }},
+    spec: {{ group: '{group}', scope: 'Namespaced',
+            names: {{ kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' }},
+            versions: [{{ name: 'v1', served: true, storage: true,
+                         schema: {{ openAPIV3Schema: {{ type: 'object', 'x-kubernetes-preserve-unknown-fields': true }} }} }}] }} }},
+  {{ apiVersion: '{group}/v1', kind: 'Widget', metadata: {{ name: 'w1' }}, spec: {{ size: 3 }} }},
+]
+"#
+        )
+    }
+
     /// The app id `kf init` recorded in app.yaml.
     fn app_id(&self) -> String {
         read(self.app.root.join("app.yaml"))
@@ -146,19 +169,7 @@ fn apply_then_reapply_is_unchanged_and_a_param_change_configures_one_object() {
 #[test]
 fn a_crd_and_its_custom_resources_apply_in_one_run() {
     let s = setup();
-    write(
-        s.app.root.join("components/widgets.jsonnet"),
-        r#"[
-  { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
-    metadata: { name: 'widgets.example.com' },
-    spec: { group: 'example.com', scope: 'Namespaced',
-            names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
-            versions: [{ name: 'v1', served: true, storage: true,
-                         schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] } },
-  { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 3 } },
-]
-"#,
-    );
+    write(s.app.root.join("components/widgets.jsonnet"), &s.widgets());
     let run = s.apply(&[]);
     assert_eq!(run.status, 0, "{}\n{}", run.stdout, run.stderr);
     let crd_line = run
@@ -169,12 +180,12 @@ fn a_crd_and_its_custom_resources_apply_in_one_run() {
     let cr_line = run
         .stdout
         .lines()
-        .position(|l| l.starts_with("widget.example.com/w1"))
+        .position(|l| l.starts_with(&format!("widget.{}/w1", s.widget_group())))
         .unwrap();
     assert!(crd_line < cr_line, "{}", run.stdout);
     assert_eq!(
         s.cluster
-            .get("example.com", "widgets", &s.ns, "w1")
+            .get(&s.widget_group(), "widgets", &s.ns, "w1")
             .unwrap()["spec"]["size"],
         3
     );
@@ -184,16 +195,12 @@ fn a_crd_and_its_custom_resources_apply_in_one_run() {
         &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
     );
     assert_eq!(run.status, 0, "{}", run.stderr);
-    assert!(
-        s.cluster
-            .get(
-                "apiextensions.k8s.io",
-                "customresourcedefinitions",
-                "",
-                "widgets.example.com"
-            )
-            .is_none()
-    );
+    assert!(s.cluster.gone(
+        "apiextensions.k8s.io",
+        "customresourcedefinitions",
+        "",
+        &format!("widgets.{}", s.widget_group())
+    ));
 }
 
 #[test]
@@ -308,7 +315,7 @@ fn another_cluster_is_refused_and_nothing_is_sent() {
         "{}",
         run.stderr
     );
-    let run = s.apply(&["--context", "fake"]);
+    let run = s.apply(&["--context", s.cluster.context()]);
     assert!(run.stderr.contains("refusing to act"), "{}", run.stderr);
     if let Some(fake) = s.cluster.fake() {
         assert!(fake.requests().is_empty(), "{:?}", fake.requests());
@@ -440,7 +447,11 @@ fn prune_deletes_only_kf_objects_no_longer_rendered() {
         "{}",
         dry.stdout
     );
-    assert!(s.cluster.get("apps", "deployments", &s.ns, "web").is_some());
+    let web = s.cluster.get("apps", "deployments", &s.ns, "web");
+    assert!(
+        web.is_some_and(|w| w["metadata"]["deletionTimestamp"].is_null()),
+        "a dry run deletes nothing"
+    );
 
     let run = s.apply(&["--prune"]);
     assert_eq!(run.status, 0, "{}", run.stderr);
@@ -457,8 +468,8 @@ fn prune_deletes_only_kf_objects_no_longer_rendered() {
         run.stdout
     );
     assert!(run.stdout.contains("2 pruned"), "{}", run.stdout);
-    assert!(s.cluster.get("apps", "deployments", &s.ns, "web").is_none());
-    assert!(s.cluster.get("", "services", &s.ns, "web").is_none());
+    assert!(s.cluster.gone("apps", "deployments", &s.ns, "web"));
+    assert!(s.cluster.gone("", "services", &s.ns, "web"));
     for kept in ["hand-made", "owned", "keep-me", "settings"] {
         assert!(
             s.cluster.get("", "configmaps", &s.ns, kept).is_some(),
@@ -476,10 +487,12 @@ fn prune_deletes_only_kf_objects_no_longer_rendered() {
         4,
         "two dry runs and two real deletions: {deletes:?}"
     );
+    // The dry run is in the DeleteOptions body: with a body, a real server ignores the
+    // query's dryRun and deletes.
     assert_eq!(
-        deletes
+        fake.delete_bodies()
             .iter()
-            .filter(|(_, p)| p.contains("dryRun=All"))
+            .filter(|(_, o)| o["dryRun"] == serde_json::json!(["All"]))
             .count(),
         2
     );
@@ -540,7 +553,7 @@ fn delete_removes_kf_objects_in_reverse_order_and_leaves_others_alone() {
         ("apps", "deployments", "web"),
     ] {
         assert!(
-            s.cluster.get(group, plural, &s.ns, name).is_none(),
+            s.cluster.gone(group, plural, &s.ns, name),
             "{name} is still there"
         );
     }
@@ -554,10 +567,14 @@ fn delete_removes_kf_objects_in_reverse_order_and_leaves_others_alone() {
         &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
     );
     assert_eq!(again.status, 0, "{}", again.stderr);
+    // On a real server the foreground deletion may still be finishing: kf says so and
+    // sends nothing again.
+    let web = format!("deployment.apps/web -n {}", s.ns);
     assert!(
-        again
-            .stdout
-            .contains(&format!("deployment.apps/web -n {} already gone", s.ns)),
+        again.stdout.contains(&format!("{web} already gone"))
+            || again
+                .stdout
+                .contains(&format!("{web} already being deleted")),
         "{}",
         again.stdout
     );
@@ -663,7 +680,7 @@ fn diff_of_two_local_renders_needs_no_cluster() {
     );
     assert!(
         run.stdout
-            .contains("--- default/apps/v1/Deployment/ml-dev/web"),
+            .contains(&format!("--- default/apps/v1/Deployment/{}/web", s.ns)),
         "{}",
         run.stdout
     );
@@ -685,9 +702,20 @@ fn status_reports_readiness_and_wait_times_out_or_succeeds() {
     // Before apply: everything Missing, exit 1.
     let run = status(&[]);
     assert_eq!(run.status, 1);
+    // The table pads its columns to the longest value: compare words, not spaces.
     assert!(
         run.stdout
-            .contains(&format!("deployment.apps/web {}    Missing", s.ns)),
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>()
+                == [
+                    "deployment.apps/web",
+                    s.ns.as_str(),
+                    "Missing",
+                    "not",
+                    "on",
+                    "the",
+                    "cluster"
+                ]),
         "{}",
         run.stdout
     );
@@ -1025,7 +1053,7 @@ fn prune_never_deletes_what_kf_did_not_apply_under_any_fault_mode() {
             run.stdout
         );
         assert_foreign_objects_kept(&s, mode);
-        assert!(s.cluster.get("", "configmaps", &s.ns, "settings").is_none());
+        assert!(s.cluster.gone("", "configmaps", &s.ns, "settings"));
     }
 }
 
@@ -1118,7 +1146,7 @@ fn prune_with_components_only_considers_those_components() {
         run.stdout
     );
     assert!(run.stdout.contains("1 pruned"), "{}", run.stdout);
-    assert!(s.cluster.get("", "configmaps", &s.ns, "settings").is_none());
+    assert!(s.cluster.gone("", "configmaps", &s.ns, "settings"));
     assert!(s.cluster.get("apps", "deployments", &s.ns, "web").is_some());
     assert!(s.cluster.get("", "services", &s.ns, "web").is_some());
 }
@@ -1276,24 +1304,14 @@ fn a_crd_that_never_becomes_established_fails_only_its_custom_resources() {
     let s = setup();
     let Some(fake) = s.cluster.fake() else { return };
     fake.crd_established(CrdEstablished::Never);
-    write(
-        s.app.root.join("components/widgets.jsonnet"),
-        r#"[
-  { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
-    metadata: { name: 'widgets.example.com' },
-    spec: { group: 'example.com', scope: 'Namespaced',
-            names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
-            versions: [{ name: 'v1', served: true, storage: true,
-                         schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] } },
-  { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 3 } },
-]
-"#,
-    );
+    write(s.app.root.join("components/widgets.jsonnet"), &s.widgets());
     let run = s.apply(&["--timeout", "4s"]);
     assert_eq!(run.status, 1, "{}", run.stdout);
     assert!(
-        run.stdout
-            .contains("widget/w1 failed: its CRD widgets.example.com is not Established after 2s"),
+        run.stdout.contains(&format!(
+            "widget/w1 failed: its CRD widgets.{} is not Established after 2s",
+            s.widget_group()
+        )),
         "{}",
         run.stdout
     );
@@ -1317,7 +1335,7 @@ fn a_crd_that_never_becomes_established_fails_only_its_custom_resources() {
     assert_eq!(run.status, 0, "{}\n{}", run.stdout, run.stderr);
     assert!(
         late.cluster
-            .get("example.com", "widgets", &late.ns, "w1")
+            .get(&s.widget_group(), "widgets", &late.ns, "w1")
             .is_some()
     );
 }
@@ -1420,7 +1438,7 @@ fn namespace_flag_overrides_the_envs_namespace() {
             .get("apps", "deployments", "team-b", "web")
             .is_some()
     );
-    assert!(s.cluster.get("apps", "deployments", &s.ns, "web").is_none());
+    assert!(s.cluster.gone("apps", "deployments", &s.ns, "web"));
     let st = kf_in(
         &s.app.root,
         &[
@@ -1452,11 +1470,7 @@ fn namespace_flag_overrides_the_envs_namespace() {
     );
     // Four objects and the ApplySet parent.
     assert!(run.stdout.contains("5 objects deleted"), "{}", run.stdout);
-    assert!(
-        s.cluster
-            .get("apps", "deployments", "team-b", "web")
-            .is_none()
-    );
+    assert!(s.cluster.gone("apps", "deployments", "team-b", "web"));
     // A namespace that does not exist is one error, before anything is sent.
     let run = s.apply(&["-n", "nowhere"]);
     assert_eq!(run.status, 1);
@@ -1573,19 +1587,7 @@ fn diff_pairs_local_envs_across_namespaces_and_shows_prune_removals() {
 #[test]
 fn delete_dry_run_says_would_delete_and_prune_goes_in_reverse_order() {
     let s = setup();
-    write(
-        s.app.root.join("components/widgets.jsonnet"),
-        r#"[
-  { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
-    metadata: { name: 'widgets.example.com' },
-    spec: { group: 'example.com', scope: 'Namespaced',
-            names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
-            versions: [{ name: 'v1', served: true, storage: true,
-                         schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] } },
-  { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 3 } },
-]
-"#,
-    );
+    write(s.app.root.join("components/widgets.jsonnet"), &s.widgets());
     assert_eq!(s.apply(&[]).status, 0);
     let run = kf_in(
         &s.app.root,
@@ -1601,7 +1603,7 @@ fn delete_dry_run_says_would_delete_and_prune_goes_in_reverse_order() {
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(
         run.stdout
-            .contains("deployment.apps/web -n ml-dev would delete (dry run)")
+            .contains(&format!("deployment.apps/web -n {} would delete (dry run)", s.ns))
             // Five objects and the ApplySet parent.
             && run.stdout.contains("6 objects would be deleted"),
         "{}",
@@ -1614,16 +1616,12 @@ fn delete_dry_run_says_would_delete_and_prune_goes_in_reverse_order() {
     }
     let run = s.apply(&["--prune", "--wait", "--timeout", "20s"]);
     assert_eq!(run.status, 0, "{}\n{}", run.stdout, run.stderr);
-    assert!(
-        s.cluster
-            .get(
-                "apiextensions.k8s.io",
-                "customresourcedefinitions",
-                "",
-                "widgets.example.com"
-            )
-            .is_none()
-    );
+    assert!(s.cluster.gone(
+        "apiextensions.k8s.io",
+        "customresourcedefinitions",
+        "",
+        &format!("widgets.{}", s.widget_group())
+    ));
     let Some(fake) = s.cluster.fake() else { return };
     let order: Vec<String> = fake
         .requests()
@@ -1680,19 +1678,7 @@ fn apply_wait_waits_for_rollout_and_jobs_only_with_wait_for_jobs() {
 #[test]
 fn validate_server_reports_resources_of_a_crd_in_the_render_as_skipped() {
     let s = setup();
-    write(
-        s.app.root.join("components/widgets.jsonnet"),
-        r#"[
-  { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
-    metadata: { name: 'widgets.example.com' },
-    spec: { group: 'example.com', scope: 'Namespaced',
-            names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
-            versions: [{ name: 'v1', served: true, storage: true,
-                         schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] } },
-  { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 3 } },
-]
-"#,
-    );
+    write(s.app.root.join("components/widgets.jsonnet"), &s.widgets());
     let run = kf_in(
         &s.app.root,
         &[
@@ -1748,14 +1734,16 @@ fn many_objects_of_a_kind_are_read_with_one_list_and_still_checked() {
     let run = s.apply(&[]);
     assert_eq!(run.status, 1, "{}", run.stdout);
     assert!(
-        run.stdout.contains("configmap/cm-1 -n ml-dev configured"),
+        run.stdout
+            .contains(&format!("configmap/cm-1 -n {} configured", s.ns)),
         "an unlabelled object is adopted, not created: {}",
         run.stdout
     );
     assert!(
-        run.stderr.contains(
-            "configmap/cm-2 -n ml-dev failed: it belongs to kf app 'app', environment 'staging'"
-        ),
+        run.stderr.contains(&format!(
+            "configmap/cm-2 -n {} failed: it belongs to kf app 'app', environment 'staging'",
+            s.ns
+        )),
         "{}",
         run.stderr
     );
@@ -1833,7 +1821,7 @@ fn kubectl_can_see_kfs_set_as_a_kep_3659_applyset() {
     assert_eq!(s.apply(&["--prune", "--dry-run=server"]).status, 0);
     assert_eq!(kinds(&s), "ConfigMap,Deployment.apps,Service");
     assert_eq!(s.apply(&["--prune"]).status, 0);
-    assert!(s.cluster.get("apps", "deployments", &s.ns, "web").is_none());
+    assert!(s.cluster.gone("apps", "deployments", &s.ns, "web"));
     assert_eq!(kinds(&s), "ConfigMap");
     // Deleting the environment removes the parent too; with -c it stays.
     let run = kf_in(
@@ -1855,7 +1843,7 @@ fn kubectl_can_see_kfs_set_as_a_kep_3659_applyset() {
         &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
     );
     assert_eq!(run.status, 0, "{}", run.stderr);
-    assert!(s.cluster.get("", "secrets", &s.ns, &parent_name).is_none());
+    assert!(s.cluster.gone("", "secrets", &s.ns, &parent_name));
 }
 
 fn kf_with_env(
@@ -2048,7 +2036,7 @@ fn a_sidecar_another_manager_added_survives_kfs_apply() {
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(
         run.stdout
-            .contains("deployment.apps/web -n ml-dev unchanged"),
+            .contains(&format!("deployment.apps/web -n {} unchanged", s.ns)),
         "{}",
         run.stdout
     );
@@ -2056,10 +2044,13 @@ fn a_sidecar_another_manager_added_survives_kfs_apply() {
     let containers = web["spec"]["template"]["spec"]["containers"]
         .as_array()
         .unwrap();
-    let names: Vec<&str> = containers
+    // Both containers, in whatever order the server merged them (a real one keeps the
+    // live order and appends; the test server sorts by key).
+    let mut names: Vec<&str> = containers
         .iter()
         .filter_map(|c| c["name"].as_str())
         .collect();
+    names.sort_unstable();
     assert_eq!(names, vec!["mesh-proxy", "web"], "{web}");
     let kf_container = containers.iter().find(|c| c["name"] == "web").unwrap();
     assert_eq!(kf_container["image"], "nginx:1.25");
@@ -2202,5 +2193,5 @@ fn two_apps_of_one_name_in_one_namespace_never_touch_each_others_objects() {
     ok(&s.app.root, &["component", "rm", "settings"]);
     let run = s.apply(&["--prune"]);
     assert_eq!(run.status, 0, "{}", run.stderr);
-    assert!(s.cluster.get("", "configmaps", &s.ns, "settings").is_none());
+    assert!(s.cluster.gone("", "configmaps", &s.ns, "settings"));
 }

@@ -157,6 +157,56 @@ fn apply_reapply_diff_and_delete_a_generic_app() {
     }
 }
 
+/// A server dry run deletes nothing. A DELETE with a body takes its options from the
+/// body alone: kf sent `dryRun` in the query beside a body, and a real server deleted the
+/// Deployments a `kf delete --dry-run=server` or `kf apply --prune --dry-run=server`
+/// named (foreground propagation: a deletionTimestamp, then gone). kf's test server
+/// honoured the query, so only a real one showed it.
+#[test]
+#[ignore = "needs a real API server (tests/envtest/envtest); see the file's header"]
+fn a_server_dry_run_of_delete_and_prune_deletes_nothing() {
+    let e = env();
+    e.generic_app();
+    assert_eq!(e.kf("apply", &[]).status, 0);
+    let untouched = |when: &str| {
+        for (group, plural, name) in [
+            ("", "configmaps", "settings"),
+            ("", "services", "web"),
+            ("apps", "deployments", "web"),
+        ] {
+            let live = e.cluster.get(group, plural, e.ns(), name);
+            assert!(
+                live.as_ref()
+                    .is_some_and(|o| o["metadata"]["deletionTimestamp"].is_null()),
+                "{when}: {plural}/{name}: {live:?}"
+            );
+        }
+    };
+    let delete = e.kf("delete", &["--dry-run=server"]);
+    assert_eq!(delete.status, 0, "{}", delete.stderr);
+    assert_eq!(
+        count(&delete.stdout, "would delete (server dry run)"),
+        4,
+        "three objects and the ApplySet parent: {}",
+        delete.stdout
+    );
+    untouched("after kf delete --dry-run=server");
+
+    ok(&e.app.root, &["component", "rm", "web"]);
+    let prune = e.kf("apply", &["--prune", "--dry-run=server"]);
+    assert_eq!(prune.status, 0, "{}", prune.stderr);
+    assert_eq!(
+        count(&prune.stdout, "would be pruned (server dry run)"),
+        2,
+        "{}",
+        prune.stdout
+    );
+    untouched("after kf apply --prune --dry-run=server");
+    // And the real prune still finds both.
+    let real = e.kf("apply", &["--prune"]);
+    assert_eq!(count(&real.stdout, "pruned"), 2, "{}", real.stdout);
+}
+
 /// Another tool's object under a rendered name, with its own field manager and values:
 /// kf's apply is a 409 conflict, not retried, that names `--force-conflicts`; with it,
 /// kf takes the fields over.

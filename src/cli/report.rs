@@ -177,6 +177,7 @@ impl Reporter for Printer {
             } => deleted.line(verb, dry_run),
             Event::LeftAlone { id, why } => format!("{id} left alone: {why}"),
             Event::AlreadyGone { id } => format!("{id} already gone"),
+            Event::BeingDeleted { id } => format!("{id} already being deleted"),
             Event::Unserved { id, why } => format!("{id} skipped: {why}"),
             Event::StateChanged { .. } => return,
         };

@@ -30,6 +30,8 @@ pub enum Event<'a> {
     LeftAlone { id: String, why: String },
     /// `kf delete` met an object already gone.
     AlreadyGone { id: String },
+    /// `kf delete` met an object the server is deleting already.
+    BeingDeleted { id: String },
     /// `kf delete` met an object whose kind the cluster does not serve.
     Unserved { id: String, why: String },
     /// While waiting: an object's readiness changed.

@@ -85,7 +85,7 @@ fn never_prune(obj: &Value) -> bool {
 
 /// An object the server is deleting already (kf deletes in the foreground: until the
 /// garbage collector is done, the object is still listed, with a deletionTimestamp).
-fn being_deleted(obj: &Value) -> bool {
+pub fn being_deleted(obj: &Value) -> bool {
     obj["metadata"]["deletionTimestamp"].is_string()
 }
 
@@ -281,12 +281,15 @@ async fn delete_one(cluster: &Cluster, f: Found, dry_run: DryRun) -> Deleted {
     if dry_run == DryRun::Client {
         return done(Ok(true));
     }
-    let mut path = f.resource.path(f.namespace.as_deref(), Some(&f.name));
-    if dry_run == DryRun::Server {
-        path.push_str("?dryRun=All");
-    }
-    let options = json!({"kind": "DeleteOptions", "apiVersion": "v1",
+    let path = f.resource.path(f.namespace.as_deref(), Some(&f.name));
+    // A DELETE with a body takes its options from the body alone (the query's dryRun is
+    // then ignored and the delete is real: seen on a 1.20 server, which deleted the
+    // Deployments a `--dry-run=server` prune named).
+    let mut options = json!({"kind": "DeleteOptions", "apiVersion": "v1",
         "propagationPolicy": "Foreground", "preconditions": { "uid": uid }});
+    if dry_run == DryRun::Server {
+        options["dryRun"] = json!(["All"]);
+    }
     let body = serde_json::to_vec(&options).unwrap_or_default();
     let result = match cluster
         .request(Method::DELETE, &path, Some("application/json"), body)

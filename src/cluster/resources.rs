@@ -74,17 +74,29 @@ impl Resources {
             }
             _ => {}
         }
-        let d = cluster
-            .retry_kube("discovery (/api, /apis)", || {
-                Discovery::new(client.clone()).run()
-            })
-            .await
-            .map_err(|e| {
-                ClusterError::Api(format!(
-                    "{e}; check the server is up and the credentials may list API groups"
-                ))
-            })?;
-        Ok(Resources { discovery: d })
+        // The classic walk lists the groups, then reads each group version: a group whose
+        // CRD is deleted in between answers 404 and fails the whole walk (seen on 1.20
+        // while another client removed a CRD). The list has changed, so walk it again.
+        let mut walks = 0;
+        loop {
+            walks += 1;
+            let walk = cluster
+                .retry_kube("discovery (/api, /apis)", || {
+                    Discovery::new(client.clone()).run()
+                })
+                .await;
+            match walk {
+                Ok(d) => return Ok(Resources { discovery: d }),
+                Err(Failure::Status(r)) if r.status == http::StatusCode::NOT_FOUND && walks < 3 => {
+                    continue;
+                }
+                Err(e) => {
+                    return Err(ClusterError::Api(format!(
+                        "{e}; check the server is up and the credentials may list API groups"
+                    )));
+                }
+            }
+        }
     }
 
     pub fn resolve(&self, api_version: &str, kind: &str) -> Option<Resource> {

@@ -84,7 +84,7 @@ impl DeleteReport {
         let already_gone = self
             .not_deleted
             .iter()
-            .filter(|d| d.result == Verdict::Gone)
+            .filter(|d| matches!(d.result, Verdict::Gone | Verdict::BeingDeleted))
             .count();
         if self.count(Verdict::Deleted) == 0 && already_gone == 0 && left_alone > 0 {
             return Some(format!(
@@ -124,6 +124,8 @@ pub async fn delete_env(
         timeout: options.connection.timeout,
     };
     let mut doomed: Vec<Found> = Vec::new();
+    // Objects the server is deleting already: waited for with --wait, not deleted again.
+    let mut pending: Vec<Found> = Vec::new();
     for item in &target.items {
         let Some(res) = resources.resolve(&item.api_version, &item.kind) else {
             let id = format!("{}/{}", item.kind.to_ascii_lowercase(), item.name);
@@ -163,6 +165,16 @@ pub async fn delete_env(
             .path(found.namespace.as_deref(), Some(&found.name));
         let (result, message) = match cluster.get(&path).await {
             Ok(live) => match owner.deletable(&live.body) {
+                // A second delete while the first is finishing (kf deletes in the
+                // foreground, a finalizer may hold the object): nothing to send again.
+                Ok(uid) if prune::being_deleted(&live.body) => {
+                    reporter.event(Event::BeingDeleted { id: found.id() });
+                    pending.push(Found {
+                        uid: Some(uid),
+                        ..found
+                    });
+                    (Verdict::BeingDeleted, None)
+                }
                 Ok(uid) => {
                     doomed.push(Found {
                         uid: Some(uid),
@@ -226,6 +238,7 @@ pub async fn delete_env(
             .zip(&done)
             .filter(|(_, d)| d.result == Ok(true))
             .map(|(f, _)| f)
+            .chain(pending)
             .collect();
         if !gone.is_empty() {
             reporter.phase(Phase::WaitingForDeletion { count: gone.len() });

@@ -140,6 +140,9 @@ pub enum Verdict {
     Deleted,
     /// Already gone, or replaced by another object of the name.
     Gone,
+    /// Already being deleted (a deletionTimestamp: a finalizer or the garbage collector
+    /// has yet to finish); not deleted again.
+    BeingDeleted,
     /// Not this app's and env's to delete.
     LeftAlone,
     /// Its kind is not served by the cluster.

@@ -627,6 +627,16 @@ fn route(
                     ),
                 );
             }
+            // As the real server reads DeleteOptions (apiserver endpoints/handlers/
+            // delete.go): from the body when there is one, the query only when there is
+            // none. A `?dryRun=All` beside a body is ignored, and the delete is real.
+            let dry_run = if body.is_empty() {
+                dry_run
+            } else {
+                options["dryRun"]
+                    .as_array()
+                    .is_some_and(|d| d.iter().any(|v| v == "All"))
+            };
             if dry_run {
                 return (StatusCode::OK, denormalize(&stored.object));
             }

@@ -16,6 +16,8 @@ static NEXT: AtomicUsize = AtomicUsize::new(0);
 
 pub struct Real {
     kubeconfig: PathBuf,
+    /// The kubeconfig's current context, whose cluster the tests use.
+    context: String,
     server: String,
     runtime: tokio::runtime::Runtime,
     cluster: kf::cluster::client::Cluster,
@@ -88,8 +90,9 @@ impl TestCluster {
             .enable_all()
             .build()
             .unwrap();
-        let (client, server) = runtime.block_on(async {
+        let (client, server, context) = runtime.block_on(async {
             let kc = kube::config::Kubeconfig::read_from(&kubeconfig).expect("KF_TEST_KUBECONFIG");
+            let context = kc.current_context.clone().unwrap_or_default();
             let config = kube::Config::from_custom_kubeconfig(kc, &Default::default())
                 .await
                 .expect("a usable current context");
@@ -98,7 +101,7 @@ impl TestCluster {
                 .to_string()
                 .trim_end_matches('/')
                 .to_string();
-            (kube::Client::try_from(config).unwrap(), server)
+            (kube::Client::try_from(config).unwrap(), server, context)
         });
         let cluster = kf::cluster::client::Cluster::new(client, Default::default()).quiet();
         let namespace = format!(
@@ -108,6 +111,7 @@ impl TestCluster {
         );
         let real = Real {
             kubeconfig,
+            context,
             server,
             runtime,
             cluster,
@@ -124,6 +128,14 @@ impl TestCluster {
             "kf-test",
         );
         tc
+    }
+
+    /// The kubeconfig context that points at this cluster.
+    pub fn context(&self) -> &str {
+        match &self.backend {
+            Backend::Fake(_) => "fake",
+            Backend::Real(r) => &r.context,
+        }
     }
 
     pub fn fake(&self) -> Option<&ApiServer> {
@@ -160,6 +172,14 @@ impl TestCluster {
                     .map(|reply| reply.body)
             }
         }
+    }
+
+    /// The object is gone, or going: kf deletes in the foreground, so on a real server an
+    /// object stays (with a deletionTimestamp) until the garbage collector has removed
+    /// its dependents; the test server removes it at once.
+    pub fn gone(&self, group: &str, plural: &str, namespace: &str, name: &str) -> bool {
+        self.get(group, plural, namespace, name)
+            .is_none_or(|o| o["metadata"]["deletionTimestamp"].is_string())
     }
 
     /// Apply an object as another tool would (its own field manager, forcing).
