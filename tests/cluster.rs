@@ -1614,7 +1614,10 @@ fn delete_dry_run_says_would_delete_and_prune_goes_in_reverse_order() {
     if let Some(f) = s.cluster.fake() {
         f.clear_requests();
     }
-    let run = s.apply(&["--prune", "--wait", "--timeout", "20s"]);
+    // A real server's garbage collector learns a new resource (w1's) at its next
+    // discovery sync, every 30 s (kube-controller-manager app/core.go): until then w1's
+    // foreground deletion, and so its CRD's, waits. 60 s covers it.
+    let run = s.apply(&["--prune", "--wait", "--timeout", "60s"]);
     assert_eq!(run.status, 0, "{}\n{}", run.stdout, run.stderr);
     assert!(s.cluster.gone(
         "apiextensions.k8s.io",

@@ -708,7 +708,7 @@ fn every_cluster_verb_speaks_json_yaml_and_name() {
         "{report:#}"
     );
     assert_eq!(report["pruned"][0]["result"], "pruned", "{report:#}");
-    assert!(!e.exists("", "configmaps", "settings"));
+    assert!(e.cluster.gone("", "configmaps", e.ns(), "settings"));
 
     let validate = e.kf("validate", &["-o", "json"]);
     assert_eq!(validate.status, 0, "{}", validate.stderr);
