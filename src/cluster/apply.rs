@@ -718,9 +718,12 @@ pub async fn apply(
         for o in &outcomes {
             reporter.event(Event::Applied(o, options.dry_run));
         }
+        // Only CRDs this apply created or changed are waited for (and discovery read
+        // again): an unchanged one is served as it was, and a re-apply need not pay for
+        // a wait and a second discovery.
         let crds: Vec<String> = outcomes
             .iter()
-            .filter(|o| t == 1 && o.result.is_ok())
+            .filter(|o| t == 1 && matches!(o.result, Ok(Action::Created) | Ok(Action::Configured)))
             .map(|o| o.name.clone())
             .collect();
         all.extend(outcomes);
