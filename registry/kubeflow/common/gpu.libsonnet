@@ -45,9 +45,26 @@ local util = import 'kubeflow/common/util.libsonnet';
       std.parseJson(tolerations)
     else error 'gpuTolerations: expected an array of tolerations, got %s' % std.type(tolerations),
 
-  // The image to run: gpuImage when GPUs are requested and one is given.
+  // kf's stock images that have a GPU build, and that build: a prototype's default
+  // `image` and default `gpuImage` (tf-job, jax-job, paddle-job, tf-serving and
+  // argo-workflow's train step).
+  stockGpuImages:: {
+    'tensorflow/tensorflow:2.16.1': 'tensorflow/tensorflow:2.16.1-gpu',
+    'tensorflow/tensorflow:2.18.0': 'tensorflow/tensorflow:2.18.0-gpu',
+    'tensorflow/serving:2.18.0': 'tensorflow/serving:2.18.0-gpu',
+    'docker.io/kubeflow/jaxjob-simple:latest': 'nvcr.io/nvidia/jax:25.10-py3',
+    'registry.baidubce.com/paddlepaddle/paddle:2.4.0rc0-cpu': 'registry.baidubce.com/paddlepaddle/paddle:2.4.0rc0-gpu-cuda11.2-cudnn8.1-trt8.0',
+  },
+
+  // The image to run: gpuImage when GPUs are requested and one is given. kf's stock GPU
+  // image (which `kf generate` writes into every component's params) goes only with kf's
+  // stock image: once the user runs their own image, GPU replicas run it too, rather than
+  // kf's image without the user's code.
   image(n, cpuImage, gpuImage=null, what='numGpus')::
-    if self.count(n, what) > 0 && !util.isNone(gpuImage) then gpuImage else cpuImage,
+    local stockGpu = std.member(std.objectValues($.stockGpuImages), gpuImage);
+    local stockCpu = std.isString(cpuImage) && std.objectHas($.stockGpuImages, cpuImage);
+    if self.count(n, what) > 0 && !util.isNone(gpuImage) && !(stockGpu && !stockCpu) then gpuImage
+    else cpuImage,
 
   // Fields to merge into a pod spec (nodeSelector, tolerations) — none when n is 0.
   podSpec(n, resource=null, selector=null, tolerations=null, what='numGpus')::

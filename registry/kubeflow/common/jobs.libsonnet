@@ -60,7 +60,7 @@ local util = import 'kubeflow/common/util.libsonnet';
     local storage = $.volumes(params),
     containerName: containerName,
     image: util.get(params, 'image'),
-    command: util.get(params, 'command'),
+    command: $.command(params),
     args: util.get(params, 'args'),
     env: util.envParam(params),
     gpu: gpu.settings(params, gpuPrefix),
@@ -114,9 +114,25 @@ local util = import 'kubeflow/common/util.libsonnet';
   // kf's example training scripts (tf-job, pytorch-job and jax-job run one by default):
   // mounted from a ConfigMap <name>-example when the job's command or args name the script.
   example:: { dir: '/opt/kf-example', script: '/opt/kf-example/train.py', volume: 'kf-example' },
+  // The stock images the examples are written for (tf-job, pytorch-job, jax-job).
+  exampleImages:: [
+    'tensorflow/tensorflow:2.16.1',
+    'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime',
+    'docker.io/kubeflow/jaxjob-simple:latest',
+  ],
+
+  // The container command. The default, kf's example command, belongs to kf's stock
+  // image: a component given its own image or its own args runs that image's entrypoint
+  // with those args instead (`--args='["python","/opt/mnist.py"]'` ran as arguments of
+  // kf's example script, and the user's program never ran).
+  command(params)::
+    local command = util.get(params, 'command');
+    local own = !util.isNone(util.get(params, 'args'))
+                || !std.member($.exampleImages, util.get(params, 'image'));
+    if std.member(util.toArgs(command), $.example.script) && own then null else command,
 
   runsExample(params)::
-    std.member(util.toArgs(util.get(params, 'command')) + util.toArgs(util.get(params, 'args')), $.example.script),
+    std.member(util.toArgs($.command(params)) + util.toArgs(util.get(params, 'args')), $.example.script),
 
   // `job` alone, or, when it runs the example, a List of the script's ConfigMap and the
   // job with the script mounted read-only in every replica's containers.

@@ -1,0 +1,213 @@
+//! What a generated training job or model server runs, read off the render: the user's
+//! image, command and args win over kf's stock ones. kf's defaults (a stock image, a GPU
+//! build of it, an example command) are written into every component's params by
+//! `kf generate`, so the render must tell kf's defaults from the user's choices.
+
+mod support;
+
+use serde_json::Value;
+use support::*;
+
+/// A prototype's default for `param`, as its header declares it.
+fn default_of(prototype: &str, param: &str) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("registry/kubeflow");
+    for pkg in std::fs::read_dir(root).unwrap().flatten() {
+        let path = pkg.path().join(format!("prototypes/{prototype}.jsonnet"));
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let prefix = format!("// @optionalParam {param} ");
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("{prototype} declares no {param}"));
+        return line.split_whitespace().nth(4).unwrap().to_string();
+    }
+    panic!("no prototype {prototype}")
+}
+
+/// Every container-like object (one with an `image`) in `v`, with whether it asks for
+/// GPUs: Pod containers, Argo steps' `container`s, replica templates.
+fn containers(v: &Value, out: &mut Vec<Value>) {
+    match v {
+        Value::Object(o) => {
+            if o.get("image").is_some_and(Value::is_string) {
+                out.push(v.clone());
+            }
+            o.values().for_each(|c| containers(c, out));
+        }
+        Value::Array(a) => a.iter().for_each(|c| containers(c, out)),
+        _ => {}
+    }
+}
+
+fn asks_for_gpus(container: &Value) -> bool {
+    container["resources"]["limits"]
+        .as_object()
+        .is_some_and(|l| l.contains_key("nvidia.com/gpu"))
+}
+
+/// The rendered objects of one component in `default`.
+fn render(app: &TempApp, component: &str) -> Vec<Value> {
+    let out = ok(
+        &app.root,
+        &["show", "default", "-c", component, "-o", "json"],
+    );
+    let list: Value = serde_json::from_str(&out).unwrap();
+    list["items"].as_array().unwrap().clone()
+}
+
+/// The images of the containers that ask for GPUs.
+fn gpu_images(app: &TempApp, component: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    containers(&Value::Array(render(app, component)), &mut found);
+    let images: Vec<String> = found
+        .iter()
+        .filter(|c| asks_for_gpus(c))
+        .map(|c| c["image"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        !images.is_empty(),
+        "{component}: no container asks for GPUs"
+    );
+    images
+}
+
+/// tf-job, jax-job, paddle-job, tf-serving and argo-workflow default to kf's stock image
+/// and a GPU build of it. `tf-job --image=my/tf-train:1` with GPUs rendered kf's GPU
+/// image on every GPU replica, the user's code gone: kf's GPU image now goes only with
+/// kf's image, and a gpuImage the user gives always wins.
+#[test]
+fn gpu_replicas_run_the_users_image_and_kfs_gpu_image_only_with_kfs_image() {
+    // (prototype, its image param, what else it requires)
+    let cases: [(&str, &str, &[&str]); 5] = [
+        ("tf-job", "image", &[]),
+        ("jax-job", "image", &[]),
+        ("paddle-job", "image", &[]),
+        ("tf-serving", "image", &["--modelBasePath=gs://models/m"]),
+        ("argo-workflow", "trainImage", &[]),
+    ];
+    let app = new_app();
+    for (proto, image_param, required) in cases {
+        let stock_gpu = default_of(proto, "gpuImage");
+        let generate = |name: &str, extra: &[String]| {
+            let mut args = vec![
+                "generate".to_string(),
+                proto.to_string(),
+                name.to_string(),
+                "--numGpus=1".to_string(),
+            ];
+            args.extend(required.iter().map(|s| s.to_string()));
+            args.extend_from_slice(extra);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            ok(&app.root, &args);
+        };
+        let stock = format!("{proto}-stock");
+        generate(&stock, &[]);
+        assert!(
+            gpu_images(&app, &stock).iter().all(|i| *i == stock_gpu),
+            "{proto}: kf's image with GPUs runs kf's GPU build"
+        );
+        let own = format!("{proto}-own");
+        generate(
+            &own,
+            &[format!("--{image_param}=registry.example.com/own:1")],
+        );
+        assert_eq!(
+            gpu_images(&app, &own)
+                .iter()
+                .filter(|i| *i != "registry.example.com/own:1")
+                .count(),
+            0,
+            "{proto}: the user's image runs on GPU replicas too"
+        );
+        let both = format!("{proto}-both");
+        generate(
+            &both,
+            &[
+                format!("--{image_param}=registry.example.com/own:1"),
+                "--gpuImage=registry.example.com/own-gpu:1".to_string(),
+            ],
+        );
+        assert!(
+            gpu_images(&app, &both)
+                .iter()
+                .all(|i| i == "registry.example.com/own-gpu:1"),
+            "{proto}: a gpuImage the user gives wins"
+        );
+    }
+}
+
+/// kf's example command (tf-job, pytorch-job, jax-job) runs kf's example in kf's image.
+/// The getting-started example `--args='["python","/opt/mnist.py"]'` rendered kf's
+/// example command with the user's program as its arguments; a component given its own
+/// args or image now runs them, without kf's script or its ConfigMap.
+#[test]
+fn the_example_command_goes_when_the_user_gives_args_or_an_image() {
+    let app = new_app();
+    for proto in ["tf-job", "pytorch-job", "jax-job"] {
+        let workers = |name: &str| -> Vec<Value> {
+            let objects = render(&app, name);
+            assert_eq!(
+                objects.iter().filter(|o| o["kind"] == "ConfigMap").count(),
+                usize::from(name.ends_with("-stock")),
+                "{name}: kf's example script comes with kf's example only: {objects:#?}"
+            );
+            let mut found = Vec::new();
+            containers(&Value::Array(objects), &mut found);
+            found
+        };
+        let stock = format!("{proto}-stock");
+        ok(&app.root, &["generate", proto, &stock]);
+        for c in workers(&stock) {
+            let command = c["command"].to_string();
+            assert!(command.contains("/opt/kf-example/train.py"), "{proto}: {c}");
+        }
+
+        let with_args = format!("{proto}-args");
+        ok(
+            &app.root,
+            &[
+                "generate",
+                proto,
+                &with_args,
+                r#"--args=["python","/opt/mnist.py"]"#,
+            ],
+        );
+        for c in workers(&with_args) {
+            assert!(c.get("command").is_none(), "{proto}: {c}");
+            assert_eq!(c["args"], serde_json::json!(["python", "/opt/mnist.py"]));
+        }
+
+        let with_image = format!("{proto}-image");
+        ok(
+            &app.root,
+            &[
+                "generate",
+                proto,
+                &with_image,
+                "--image=registry.example.com/train:1",
+            ],
+        );
+        for c in workers(&with_image) {
+            assert!(c.get("command").is_none(), "{proto}: {c}");
+            assert_eq!(c["image"], "registry.example.com/train:1");
+        }
+
+        // A command the user gives is theirs, whatever the image.
+        let own = format!("{proto}-own");
+        ok(
+            &app.root,
+            &[
+                "generate",
+                proto,
+                &own,
+                "--image=registry.example.com/train:1",
+                r#"--command=["python","/opt/train.py"]"#,
+            ],
+        );
+        for c in workers(&own) {
+            assert_eq!(c["command"], serde_json::json!(["python", "/opt/train.py"]));
+        }
+    }
+}
