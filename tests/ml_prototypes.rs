@@ -211,3 +211,62 @@ fn the_example_command_goes_when_the_user_gives_args_or_an_image() {
         }
     }
 }
+
+/// Seldon's TENSORFLOW_SERVER runs TensorFlow Serving in a container of its own,
+/// `tfserving`, and re-images the container named like the graph node as its proxy
+/// (seldondeployment_prepackaged_servers.go, Seldon Core 1.17.1): the GPU, and a GPU build
+/// of TF Serving, go on `tfserving`. Under protocol `tensorflow`, and for every other
+/// server, the node's own container is the server.
+#[test]
+fn seldon_gives_the_gpu_to_the_container_that_serves() {
+    let app = new_app();
+    let gpu_containers = |name: &str, extra: &[&str]| -> Vec<(String, String)> {
+        let mut args = vec!["generate", "seldon-serve", name, "--numGpus=1"];
+        args.extend_from_slice(extra);
+        ok(&app.root, &args);
+        let objects = render(&app, name);
+        let specs = &objects[0]["spec"]["predictors"][0]["componentSpecs"][0]["spec"];
+        specs["containers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| asks_for_gpus(c))
+            .map(|c| {
+                (
+                    c["name"].as_str().unwrap().to_string(),
+                    c["image"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    };
+    let tf = ["--implementation=TENSORFLOW_SERVER", "--modelUri=gs://m/tf"];
+    assert_eq!(
+        gpu_containers("tf", &tf),
+        [(
+            "tfserving".to_string(),
+            "tensorflow/serving:2.1.0-gpu".to_string()
+        )]
+    );
+    let mut own = tf.to_vec();
+    own.push("--gpuImage=registry.example.com/serving-gpu:1");
+    assert_eq!(
+        gpu_containers("tf-own", &own),
+        [(
+            "tfserving".to_string(),
+            "registry.example.com/serving-gpu:1".to_string()
+        )]
+    );
+    let mut tf_protocol = tf.to_vec();
+    tf_protocol.push("--protocol=tensorflow");
+    assert_eq!(
+        gpu_containers("tf-protocol", &tf_protocol),
+        [(
+            "classifier".to_string(),
+            "tensorflow/serving:2.1.0-gpu".to_string()
+        )]
+    );
+    assert_eq!(
+        gpu_containers("sk", &[]),
+        [("classifier".to_string(), String::new())]
+    );
+}

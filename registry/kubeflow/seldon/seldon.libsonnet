@@ -11,6 +11,18 @@ local util = import 'kubeflow/common/util.libsonnet';
                      'TRITON_SERVER', 'HUGGINGFACE_SERVER', 'TEMPO_SERVER'],
   protocols:: ['seldon', 'v2', 'kfserving', 'tensorflow'],
 
+  // The container that runs a prepackaged server's model. For TENSORFLOW_SERVER under any
+  // protocol but `tensorflow`, Seldon re-images the container named like the graph node as
+  // its tfserving-proxy and runs TensorFlow Serving in a second container, `tfserving`,
+  // taking that one's image, resources and env when componentSpecs has it
+  // (operator/controllers/seldondeployment_prepackaged_servers.go, addTFServerContainer;
+  // constants.TFServingContainerName, v1.17.1). Every other server runs in the node's.
+  serverContainer(impl, protocol, node)::
+    if impl == 'TENSORFLOW_SERVER' && protocol != 'tensorflow' then 'tfserving' else node,
+  // The GPU build of the TensorFlow Serving Seldon 1.17.1 runs (tensorflow/serving 2.1.0,
+  // operator/config/manager/configmap.yaml), for GPUs without a gpuImage.
+  tfServingGpuImage:: 'tensorflow/serving:2.1.0-gpu',
+
   seldonDeployment(params, env)::
     local name = params.name;
     local node = util.get(params, 'graphName', 'classifier');
@@ -27,8 +39,11 @@ local util = import 'kubeflow/common/util.libsonnet';
         if util.isNone(image) then error 'image: required when implementation is not set (your model image), or set implementation to a prepackaged server (%s)' % std.join(', ', $.implementations)
         else replicas.container({ containerName: node, image: image, gpu: g, env: env_, resources: base })
       else util.prune({
-        name: node,
-        image: if g.count > 0 then g.image else null,
+        name: $.serverContainer(impl, util.get(params, 'protocol'), node),
+        image: if g.count == 0 then null
+               else if !util.isNone(g.image) then g.image
+               else if impl == 'TENSORFLOW_SERVER' then $.tfServingGpuImage
+               else null,
         env: env_,
         resources: gpu.resources(g.count, g.resource, base, g.what),
       });
