@@ -7,7 +7,7 @@
 // @param service string Service to route to (its name)
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam serviceNamespace string null Namespace of the Service (default: the Mapping's)
-// @optionalParam port number null Port of the Service (default: its first port)
+// @optionalParam port number 8501 Port of the Service (default: tf-serving's REST port 8501, as istio-route; without a port Emissary would send to 80)
 // @optionalParam prefix string null URL prefix routed (default: /<name>/)
 // @optionalParam rewrite string null What the prefix becomes (default: /)
 // @optionalParam keepPrefix boolean false Pass the path on unchanged (rewrite "")
