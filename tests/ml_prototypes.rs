@@ -270,3 +270,49 @@ fn seldon_gives_the_gpu_to_the_container_that_serves() {
         [("classifier".to_string(), String::new())]
     );
 }
+
+/// A Caffe2Job's rendezvous is `spec.backendSpecs` (kubeflow/caffe2-operator
+/// pkg/apis/caffe2/v1alpha1/types.go; kf wrote `spec.Backend`, which the operator never
+/// read). The operator picks redis for more than one replica and hands the pods the
+/// Redis host it was given: kf refuses to render that backend without one.
+#[test]
+fn caffe2_jobs_name_their_backend_as_the_operator_reads_it() {
+    let app = new_app();
+    let backend = |name: &str, extra: &[&str]| -> Value {
+        let mut args = vec!["generate", "caffe2-job", name];
+        args.extend_from_slice(extra);
+        ok(&app.root, &args);
+        let objects = render(&app, name);
+        assert!(objects[0]["spec"].get("Backend").is_none());
+        objects[0]["spec"]["backendSpecs"].clone()
+    };
+    assert_eq!(
+        backend("one", &[]),
+        serde_json::json!({"backendType": "none"})
+    );
+    assert_eq!(
+        backend(
+            "redis",
+            &[
+                "--numReplicas=2",
+                "--redisHost=redis-service",
+                "--backend=redis"
+            ]
+        ),
+        serde_json::json!({"backendType": "redis", "redisHost": "redis-service", "redisPort": 6379})
+    );
+    assert_eq!(
+        backend(
+            "nfs",
+            &["--numReplicas=2", "--backend=nfs", "--nfsPath=/share/c2"]
+        ),
+        serde_json::json!({"backendType": "nfs", "nfsPath": "/share/c2"})
+    );
+    ok(
+        &app.root,
+        &["generate", "caffe2-job", "hostless", "--numReplicas=2"],
+    );
+    let run = kf_in(&app.root, &["show", "default", "-c", "hostless"]);
+    assert_eq!(run.status, 1);
+    assert!(run.stderr.contains("redisHost:"), "{}", run.stderr);
+}

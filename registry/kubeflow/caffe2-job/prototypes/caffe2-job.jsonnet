@@ -1,6 +1,6 @@
 // @apiVersion 0.1
 // @name io.ksonnet.pkg.caffe2-job
-// @description A Caffe2 training job (kubeflow.org/v1alpha1 Caffe2Job) in the format of the archived kubeflow/caffe2-operator: numReplicas pods coordinated through the backend (none, redis or nfs; the operator picks none for 1 replica and redis otherwise). No maintained operator serves this kind. Pods with numGpus > 0 get the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations.
+// @description A Caffe2 training job (kubeflow.org/v1alpha1 Caffe2Job) in the format of the archived kubeflow/caffe2-operator: numReplicas pods coordinated through spec.backendSpecs (none, redis with redisHost/redisPort, or nfs with nfsPath; none for 1 replica and redis otherwise, as the operator picks). No maintained operator serves this kind. Pods with numGpus > 0 get the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations.
 // @shortDescription A Caffe2 training job (Caffe2Job, legacy, unmaintained operator) with GPUs.
 // @requires The caffe2-operator prototype (the archived operator and its Caffe2Job CRD)
 // @param name string Name of the Caffe2Job
@@ -11,7 +11,10 @@
 // @optionalParam args array null Container args (array, or a space-separated string)
 // @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
 // @optionalParam numReplicas number 1 Number of pods
-// @optionalParam backend string null Rendezvous backend: none, redis or nfs (default: chosen by the operator)
+// @optionalParam backend string null Rendezvous backend: none, redis or nfs (default: none for one replica, redis for more, as the operator picks)
+// @optionalParam redisHost string null Redis server of the redis backend (required with it), e.g. redis-service; the pods get it as REDIS_HOST
+// @optionalParam redisPort number 6379 Port of the Redis server (REDIS_PORT)
+// @optionalParam nfsPath string null Shared folder of the nfs backend (required with it; NFS_PATH)
 // @optionalParam numGpus number 0 GPUs per pod
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector for pods with GPUs (object or "k=v,k2=v2")
