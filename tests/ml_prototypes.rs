@@ -316,3 +316,46 @@ fn caffe2_jobs_name_their_backend_as_the_operator_reads_it() {
     assert_eq!(run.status, 1);
     assert!(run.stderr.contains("redisHost:"), "{}", run.stderr);
 }
+
+/// Trainer v2.3's `numProcPerNode` is an int32 (trainjob_types.go): the v1 PyTorchJob's
+/// `gpu`/`auto`/`cpu` strings that kf's README offered fail `kf validate`. `param set`
+/// refuses them now, and a forced one fails the render naming the param.
+#[test]
+fn train_job_takes_a_whole_number_of_processes_per_node() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "train-job",
+            "ft",
+            "--image=registry.example.com/ft:1",
+        ],
+    );
+    let refused = kf_in(&app.root, &["param", "set", "ft", "numProcPerNode", "gpu"]);
+    assert_ne!(refused.status, 0, "{}", refused.stdout);
+    ok(&app.root, &["param", "set", "ft", "numProcPerNode", "4"]);
+    let job = &render(&app, "ft")[0];
+    assert_eq!(job["spec"]["trainer"]["numProcPerNode"], 4);
+    ok(
+        &app.root,
+        &[
+            "param",
+            "set",
+            "ft",
+            "numProcPerNode",
+            "gpu",
+            "--force",
+            "--as-string",
+        ],
+    );
+    let run = kf_in(&app.root, &["show", "default", "-c", "ft"]);
+    assert_eq!(run.status, 1);
+    assert!(
+        run.stderr.contains("numProcPerNode: \"gpu\"") && run.stderr.contains("whole number"),
+        "{}",
+        run.stderr
+    );
+    let validate = kf_in(&app.root, &["validate", "default"]);
+    assert_eq!(validate.status, 1, "{}", validate.stderr);
+}

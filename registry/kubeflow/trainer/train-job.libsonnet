@@ -12,11 +12,17 @@ local util = import 'kubeflow/common/util.libsonnet';
 {
   runtimeKinds:: ['ClusterTrainingRuntime', 'TrainingRuntime'],
 
-  // numProcPerNode: auto, cpu, gpu or a whole number.
+  // numProcPerNode: a whole number of at least 1. Trainer v2.3's field is an int32
+  // (trainjob_types.go; the v1 PyTorchJob's auto/cpu/gpu strings are gone); left unset,
+  // the torch plugin passes `auto` to torchrun (one process per GPU), or, with no GPU in
+  // resourcesPerNode, the CPUs per node (pkg/runtime/framework/plugins/torch/torch.go).
   numProcPerNode(v)::
     if util.isNone(v) then null
-    else if std.member(['auto', 'cpu', 'gpu'], std.toString(v)) then std.toString(v)
-    else util.toInt(v, 'numProcPerNode'),
+    else if std.isString(v) && std.member(['auto', 'cpu', 'gpu'], v) then
+      error 'numProcPerNode: "%s" is the v1 PyTorchJob\'s value; Trainer v2.3 takes a whole number (leave it unset to let the torch runtime choose one process per GPU)' % v
+    else
+      local n = util.toInt(v, 'numProcPerNode');
+      if n < 1 then error 'numProcPerNode: %d is less than 1' % n else n,
 
   trainJob(params, env)::
     local g = gpu.settings(params);

@@ -15,7 +15,7 @@
 // @optionalParam args array null Trainer args (array, or a space-separated string)
 // @optionalParam envVars object {} Trainer environment variables (object, or "K=v,K2=v2")
 // @optionalParam numNodes number null Number of training nodes (default: the runtime's)
-// @optionalParam numProcPerNode numberOrString null Processes per node: auto, cpu, gpu or a number
+// @optionalParam numProcPerNode number null Processes per node, a whole number (default: the runtime's; torch starts one per GPU, or per CPU)
 // @optionalParam resourcesPerNode object {} Resources of each node ({limits, requests}); the GPU limit is added
 // @optionalParam numGpus number 0 GPUs per training node
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
