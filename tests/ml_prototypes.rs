@@ -359,3 +359,63 @@ fn train_job_takes_a_whole_number_of_processes_per_node() {
     let validate = kf_in(&app.root, &["validate", "default"]);
     assert_eq!(validate.status, 1, "{}", validate.stderr);
 }
+
+/// The job basics every v1 job kind takes, on a TrainJob: cpu and memory per node in
+/// `trainer.resourcesPerNode`, and what the trainer section cannot hold (a data PVC,
+/// /dev/shm, the service account, pull secrets) in one runtimePatches pod patch for the
+/// runtime's `node` job and container (Trainer v2.3's PodSpecPatch) — all of it valid
+/// against the TrainJob CRD.
+#[test]
+fn train_job_takes_the_job_basics_of_every_job_kind() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "train-job",
+            "ft",
+            "--image=registry.example.com/ft:1",
+            "--cpu=4",
+            "--memory=16Gi",
+            "--pvcName=datasets",
+            "--shmSize=8Gi",
+            "--serviceAccountName=trainer",
+            "--imagePullSecrets=regcred",
+            "--numGpus=2",
+        ],
+    );
+    let job = &render(&app, "ft")[0];
+    let per_node = &job["spec"]["trainer"]["resourcesPerNode"];
+    assert_eq!(per_node["requests"]["cpu"], "4");
+    assert_eq!(per_node["limits"]["memory"], "16Gi");
+    assert_eq!(per_node["limits"]["nvidia.com/gpu"], 2);
+    let patches = job["spec"]["runtimePatches"].as_array().unwrap();
+    assert_eq!(patches.len(), 1, "{job:#}");
+    assert_eq!(patches[0]["manager"], "kf.dev/kf");
+    let target = &patches[0]["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"][0];
+    assert_eq!(target["name"], "node");
+    let pod = &target["template"]["spec"]["template"]["spec"];
+    assert_eq!(pod["serviceAccountName"], "trainer");
+    assert_eq!(
+        pod["imagePullSecrets"],
+        serde_json::json!([{"name": "regcred"}])
+    );
+    assert_eq!(pod["containers"][0]["name"], "node");
+    let mounts: Vec<&str> = pod["containers"][0]["volumeMounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["mountPath"].as_str().unwrap())
+        .collect();
+    assert_eq!(mounts, ["/mnt/data", "/dev/shm"]);
+    assert_eq!(
+        pod["volumes"][0]["persistentVolumeClaim"]["claimName"],
+        "datasets"
+    );
+    assert!(
+        pod["tolerations"].is_array(),
+        "the GPU placement shares the patch: {pod}"
+    );
+    let validate = kf_in(&app.root, &["validate", "default"]);
+    assert_eq!(validate.status, 0, "{}", validate.stderr);
+}

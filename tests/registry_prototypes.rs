@@ -1010,13 +1010,17 @@ fn pod_specs(v: &Value, out: &mut Vec<Value>) {
 }
 
 /// The job basics a real training job needs reach every replica of every training-job
-/// prototype, through the one shared builder (common/jobs.libsonnet).
+/// prototype, through the one shared builder (common/jobs.libsonnet). (train-job's
+/// TrainJob has no place for the scheduling ones; tests/ml_prototypes.rs checks the rest.)
 #[test]
 fn every_training_job_takes_resources_storage_shm_and_scheduling() {
     let app = new_app();
     let jobs: Vec<Prototype> = registry_prototypes()
         .into_iter()
-        .filter(|p| p.params.iter().any(|x| x.name == "shmSize"))
+        .filter(|p| {
+            p.params.iter().any(|x| x.name == "shmSize")
+                && p.params.iter().any(|x| x.name == "priorityClassName")
+        })
         .collect();
     assert!(jobs.len() >= 9, "{}", jobs.len());
     for proto in &jobs {

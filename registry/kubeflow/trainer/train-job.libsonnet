@@ -7,6 +7,7 @@
 // and aimed at the runtime's trainer job (targetJob, "node" in the Kubeflow
 // runtimes): trainer.kubeflow.org_trainjobs.yaml of kubeflow/trainer v2.3.0.
 local gpu = import 'kubeflow/common/gpu.libsonnet';
+local jobs = import 'kubeflow/common/jobs.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
 
 {
@@ -24,12 +25,31 @@ local util = import 'kubeflow/common/util.libsonnet';
       local n = util.toInt(v, 'numProcPerNode');
       if n < 1 then error 'numProcPerNode: %d is less than 1' % n else n,
 
+  // The trainer's container in the Kubeflow runtimes (torch_distributed.yaml and the
+  // others of Trainer v2.3: replicated job `node`, container `node`).
+  trainerContainer:: 'node',
+
+  // What the TrainJob's trainer section cannot say, as one runtimePatches pod patch
+  // (Trainer v2.3's PodSpecPatch takes volumes, containers' volumeMounts and env,
+  // serviceAccountName, imagePullSecrets, nodeSelector and tolerations): the job basics
+  // every v1 job kind has, and the GPU placement.
+  podPatch(params, g)::
+    local storage = jobs.volumes(params);
+    util.prune({
+      serviceAccountName: util.get(params, 'serviceAccountName'),
+      imagePullSecrets: [{ name: s } for s in util.toArray(util.get(params, 'imagePullSecrets'))],
+      volumes: storage.volumes,
+      containers: if storage.volumeMounts == [] then []
+      else [{ name: $.trainerContainer, volumeMounts: storage.volumeMounts }],
+    }) + gpu.podSpec(g.count, g.resource, g.nodeSelector, g.tolerations),
+
   trainJob(params, env)::
     local g = gpu.settings(params);
     local base = util.get(params, 'resourcesPerNode', {});
-    local res = gpu.resources(g.count, g.resource, if std.isObject(base) then base
-                              else error 'resourcesPerNode: expected an object, got %s' % std.type(base));
-    local overrides = gpu.podSpec(g.count, g.resource, g.nodeSelector, g.tolerations);
+    local perNode = jobs.resources(params + { resources: if std.isObject(base) then base
+                                             else error 'resourcesPerNode: expected an object, got %s' % std.type(base) });
+    local res = gpu.resources(g.count, g.resource, perNode);
+    local overrides = $.podPatch(params, g);
     local numNodes = util.get(params, 'numNodes');
     {
       apiVersion: 'trainer.kubeflow.org/v1alpha1',

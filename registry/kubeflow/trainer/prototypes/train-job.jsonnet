@@ -1,6 +1,6 @@
 // @apiVersion 0.1
 // @name io.ksonnet.pkg.train-job
-// @description A Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) that runs a training runtime (runtimeRef, e.g. the torch-distributed ClusterTrainingRuntime) with your image, command, args, env, numNodes and numProcPerNode. numGpus becomes the GPU limit in trainer.resourcesPerNode (and switches in gpuImage); gpuNodeSelector and gpuTolerations go to a runtimePatches entry (manager kf.dev/kf) for the runtime's trainer job (targetJob).
+// @description A Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) that runs a training runtime (runtimeRef, e.g. the torch-distributed ClusterTrainingRuntime) with your image, command, args, env, numNodes and numProcPerNode. numGpus becomes the GPU limit in trainer.resourcesPerNode (and switches in gpuImage); cpu and memory join resourcesPerNode. gpuNodeSelector and gpuTolerations, and the job basics the trainer section has no field for (pvcName, shmSize, serviceAccountName, imagePullSecrets), go to a runtimePatches entry (manager kf.dev/kf) for the runtime's trainer job (targetJob) and its container node.
 // @shortDescription A Kubeflow Trainer v2 TrainJob with GPUs.
 // @requires Kubeflow Trainer v2.3: the trainer-controller prototype (its controller and the trainer.kubeflow.org CRDs)
 // @requires JobSet v0.12.0: the jobset prototype (the jobset package)
@@ -21,7 +21,14 @@
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector for the training nodes when numGpus > 0 (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations for the training nodes when numGpus > 0 (default: tolerate the gpuResource NoSchedule taint)
-// @optionalParam targetJob string node Job of the runtime's JobSet that the GPU placement applies to
+// @optionalParam targetJob string node Job of the runtime's JobSet that the GPU placement and the pod params below apply to
+// @optionalParam cpu string null CPU of each node, as request and limit (e.g. 4)
+// @optionalParam memory string null Memory of each node, as request and limit (e.g. 16Gi)
+// @optionalParam pvcName string null A PVC mounted in the trainer container for data and checkpoints
+// @optionalParam pvcMountPath string /mnt/data Where pvcName is mounted
+// @optionalParam shmSize string null Size of /dev/shm as a memory emptyDir (e.g. 8Gi; NCCL and DataLoader workers need more than 64Mi)
+// @optionalParam serviceAccountName string null Service account of the training pods
+// @optionalParam imagePullSecrets array null Secrets for pulling private images (JSON array, or names separated by spaces)
 
 local trainJob = import 'kubeflow/trainer/train-job.libsonnet';
 
