@@ -419,3 +419,56 @@ fn train_job_takes_the_job_basics_of_every_job_kind() {
     let validate = kf_in(&app.root, &["validate", "default"]);
     assert_eq!(validate.status, 0, "{}", validate.stderr);
 }
+
+/// An MXJob with defaults trains: its workers run MXNet's MNIST example of the default
+/// image as training-operator v1.8's e2e test does (test_e2e_mxjob.py), on their GPUs
+/// when they have some; the scheduler and servers keep the image's entrypoint, and a
+/// command of the user's replaces the example.
+#[test]
+fn mxnet_job_defaults_train_and_gpu_workers_use_their_gpus() {
+    let app = new_app();
+    ok(&app.root, &["generate", "mxnet-job", "mx"]);
+    ok(&app.root, &["param", "set", "mx", "workerGpus", "2"]);
+    let job = &render(&app, "mx")[0];
+    let specs = &job["spec"]["mxReplicaSpecs"];
+    let worker = &specs["Worker"]["template"]["spec"]["containers"][0];
+    assert_eq!(
+        worker["command"],
+        serde_json::json!(["/usr/local/bin/python3"])
+    );
+    let args: Vec<&str> = worker["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        args[0],
+        "/mxnet/mxnet/example/image-classification/train_mnist.py"
+    );
+    assert_eq!(&args[args.len() - 2..], ["--gpus", "0,1"]);
+    for other in ["Scheduler", "Server"] {
+        let c = &specs[other]["template"]["spec"]["containers"][0];
+        assert!(
+            c.get("command").is_none() && c.get("args").is_none(),
+            "{other}: {c}"
+        );
+    }
+    ok(
+        &app.root,
+        &[
+            "param",
+            "set",
+            "mx",
+            "command",
+            r#"["python","/opt/train.py"]"#,
+        ],
+    );
+    let job = &render(&app, "mx")[0];
+    let worker = &job["spec"]["mxReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0];
+    assert_eq!(
+        worker["command"],
+        serde_json::json!(["python", "/opt/train.py"])
+    );
+    assert!(worker.get("args").is_none(), "{worker}");
+}

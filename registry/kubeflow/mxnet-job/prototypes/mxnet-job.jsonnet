@@ -7,7 +7,7 @@
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string kubeflow/mxnet-gpu:latest Image of replicas without GPUs
 // @optionalParam gpuImage string null Image of replicas with GPUs (null: use image)
-// @optionalParam command array null Container command (array, or a space-separated string)
+// @optionalParam command array null Container command (array, or a space-separated string); with neither command nor args, the workers train MXNet's MNIST example of the default image (one epoch, 1000 examples), on their GPUs when they have some
 // @optionalParam args array null Container args (array, or a space-separated string)
 // @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
 // @optionalParam numServers number 1 Number of parameter servers
