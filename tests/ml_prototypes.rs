@@ -472,3 +472,72 @@ fn mxnet_job_defaults_train_and_gpu_workers_use_their_gpus() {
     );
     assert!(worker.get("args").is_none(), "{worker}");
 }
+
+/// An MPIJob with defaults trains with Horovod and gets past SSH in the default image:
+/// the launcher's mpirun starts Horovod's synthetic benchmark on every slot, and the
+/// workers' sshd runs with StrictModes off, which the operator's own images set and
+/// horovod/horovod does not (mpi-operator build/base/Dockerfile; mpi-operator#424).
+#[test]
+fn mpi_job_defaults_run_horovod_past_ssh() {
+    let app = new_app();
+    let containers = |name: &str| -> (Value, Value) {
+        let job = &render(&app, name)[0];
+        let specs = &job["spec"]["mpiReplicaSpecs"];
+        (
+            specs["Launcher"]["template"]["spec"]["containers"][0].clone(),
+            specs["Worker"]["template"]["spec"]["containers"][0].clone(),
+        )
+    };
+    let words = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect())
+            .unwrap_or_default()
+    };
+    ok(&app.root, &["generate", "mpi-job", "hvd", "--numWorkers=2"]);
+    let (launcher, worker) = containers("hvd");
+    let command = words(&launcher["command"]);
+    assert_eq!(&command[..3], ["mpirun", "-np", "2"], "{command:?}");
+    assert!(
+        command
+            .iter()
+            .any(|w| w.ends_with("pytorch_synthetic_benchmark.py"))
+    );
+    assert_eq!(command.last().unwrap(), "--no-cuda");
+    assert_eq!(
+        words(&worker["command"]),
+        ["/usr/sbin/sshd", "-De", "-o", "StrictModes=no"]
+    );
+
+    ok(&app.root, &["param", "set", "hvd", "numGpus", "2"]);
+    let (launcher, _) = containers("hvd");
+    let command = words(&launcher["command"]);
+    assert_eq!(&command[..3], ["mpirun", "-np", "4"], "two slots a worker");
+    assert!(!command.contains(&"--no-cuda".to_string()));
+
+    // The user's own launcher command, or own image, replace kf's benchmark.
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "mpi-job",
+            "own",
+            "--image=registry.example.com/mpi:1",
+        ],
+    );
+    let (launcher, worker) = containers("own");
+    assert!(launcher.get("command").is_none(), "{launcher}");
+    assert_eq!(words(&worker["command"])[0], "/usr/sbin/sshd");
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "mpi-job",
+            "cmd",
+            "--command=mpirun -np 2 python /train.py",
+            "--workerCommand=/start-sshd.sh",
+        ],
+    );
+    let (launcher, worker) = containers("cmd");
+    assert_eq!(words(&launcher["command"])[4], "/train.py");
+    assert_eq!(words(&worker["command"]), ["/start-sshd.sh"]);
+}

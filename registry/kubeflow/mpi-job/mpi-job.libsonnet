@@ -31,17 +31,45 @@ local util = import 'kubeflow/common/util.libsonnet';
     if util.toBool(util.get(params, 'allowRunAsRoot', auto), 'allowRunAsRoot')
     then { OMPI_ALLOW_RUN_AS_ROOT: '1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM: '1' } else {},
 
+  // Workers run sshd, which the launcher's mpirun reaches. The operator mounts the SSH
+  // keys from a Secret at sshAuthMountPath, whose ownership and modes sshd's StrictModes
+  // refuses ("bad ownership or modes for directory /root/.ssh", kubeflow/mpi-operator#424);
+  // the operator's own images turn StrictModes off in sshd_config (build/base/Dockerfile),
+  // horovod/horovod does not, so kf's default says it on sshd's command line.
+  workerSshd:: ['/usr/sbin/sshd', '-De', '-o', 'StrictModes=no'],
+
+  // kf's stock image, and what a job of it with no command trains: Horovod's PyTorch
+  // synthetic benchmark (examples/pytorch/pytorch_synthetic_benchmark.py, under
+  // /horovod/examples in the image), a few iterations on random data, on every slot.
+  stockImage:: 'horovod/horovod:0.28.1',
+  exampleCommand(params)::
+    local np = jobs.count(params, 'numWorkers', 1) * $.slotsPerWorker(params);
+    ['mpirun', '-np', std.toString(np), '-bind-to', 'none', '-map-by', 'slot',
+     '-x', 'NCCL_DEBUG=INFO', '-x', 'LD_LIBRARY_PATH', '-x', 'PATH',
+     'python', '/horovod/examples/pytorch/pytorch_synthetic_benchmark.py',
+     '--model', 'resnet18', '--batch-size', '8', '--num-warmup-batches', '1',
+     '--num-batches-per-iter', '1', '--num-iters', '3']
+    + (if jobs.gpus(params, 'worker') == 0 then ['--no-cuda'] else []),
+
+  launcherCommand(params)::
+    local own = !util.isNone(util.get(params, 'command')) || !util.isNone(util.get(params, 'args'))
+                || util.get(params, 'launcherImage', util.get(params, 'image')) != $.stockImage;
+    if own then util.get(params, 'command') else $.exampleCommand(params),
+
   replicaTypes(params):: {
     Launcher: jobs.replica(params, 'mpi-launcher', 1, 'launcher', {
       image: util.get(params, 'launcherImage', util.get(params, 'image')),
+      command: $.launcherCommand(params),
       env:
         local user = util.envVars(util.envParam(params));
         local root = $.rootEnv(params);
         user + [{ name: k, value: root[k] } for k in std.objectFields(root) if !std.member([e.name for e in user], k)],
     }),
     Worker: jobs.replica(params, 'mpi-worker', jobs.count(params, 'numWorkers', 1), 'worker', {
-      command: util.get(params, 'workerCommand'),
-      args: util.get(params, 'workerArgs'),
+      local command = util.get(params, 'workerCommand'),
+      local args = util.get(params, 'workerArgs'),
+      command: if util.isNone(command) && util.isNone(args) then $.workerSshd else command,
+      args: args,
     }),
   },
 

@@ -8,9 +8,9 @@
 // @optionalParam image string horovod/horovod:0.28.1 Image of replicas without GPUs (must hold mpirun and sshd)
 // @optionalParam gpuImage string null Image of replicas with GPUs (null: use image)
 // @optionalParam launcherImage string null Image of the launcher (default: image)
-// @optionalParam command array null Launcher command, e.g. mpirun ... (array, or a space-separated string)
+// @optionalParam command array null Launcher command, e.g. mpirun ... (array, or a space-separated string); with the default image and no command or args, mpirun runs Horovod's PyTorch synthetic benchmark on every slot
 // @optionalParam args array null Launcher args (array, or a space-separated string)
-// @optionalParam workerCommand array null Worker command (default: the image entrypoint; it must start sshd)
+// @optionalParam workerCommand array null Worker command (default, with no workerArgs: /usr/sbin/sshd -De -o StrictModes=no)
 // @optionalParam workerArgs array null Worker args
 // @optionalParam envVars object {} Environment variables of every replica (object, or "K=v,K2=v2")
 // @optionalParam numWorkers number 1 Number of worker replicas
