@@ -83,6 +83,13 @@ impl Env {
     }
 }
 
+/// What [`Env::generic_app`] renders: (group, plural, name).
+const GENERIC_OBJECTS: [(&str, &str, &str); 3] = [
+    ("", "configmaps", "settings"),
+    ("", "services", "web"),
+    ("apps", "deployments", "web"),
+];
+
 /// Object lines (`kind/name -n ns <word>`) ending with `word`; the summary line has no `/`.
 fn count(out: &str, word: &str) -> usize {
     out.lines()
@@ -142,17 +149,11 @@ fn apply_reapply_diff_and_delete_a_generic_app() {
 
     let delete = e.kf("delete", &[]);
     assert_eq!(delete.status, 0, "{}", delete.stderr);
-    for (group, plural, name) in [
-        ("", "configmaps", "settings"),
-        ("", "services", "web"),
-        ("apps", "deployments", "web"),
-    ] {
+    for (group, plural, name) in GENERIC_OBJECTS {
         // Foreground deletion: gone, or going (the garbage collector finishes it).
-        let live = e.cluster.get(group, plural, e.ns(), name);
         assert!(
-            live.as_ref()
-                .is_none_or(|o| o["metadata"]["deletionTimestamp"].is_string()),
-            "{plural}/{name}: {live:?}"
+            e.cluster.gone(group, plural, e.ns(), name),
+            "{plural}/{name}"
         );
     }
 }
@@ -169,11 +170,7 @@ fn a_server_dry_run_of_delete_and_prune_deletes_nothing() {
     e.generic_app();
     assert_eq!(e.kf("apply", &[]).status, 0);
     let untouched = |when: &str| {
-        for (group, plural, name) in [
-            ("", "configmaps", "settings"),
-            ("", "services", "web"),
-            ("apps", "deployments", "web"),
-        ] {
+        for (group, plural, name) in GENERIC_OBJECTS {
             let live = e.cluster.get(group, plural, e.ns(), name);
             assert!(
                 live.as_ref()

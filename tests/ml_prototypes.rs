@@ -239,36 +239,25 @@ fn seldon_gives_the_gpu_to_the_container_that_serves() {
             })
             .collect()
     };
+    let on = |container: &str, image: &str| (container.to_string(), image.to_string());
     let tf = ["--implementation=TENSORFLOW_SERVER", "--modelUri=gs://m/tf"];
     assert_eq!(
         gpu_containers("tf", &tf),
-        [(
-            "tfserving".to_string(),
-            "tensorflow/serving:2.1.0-gpu".to_string()
-        )]
+        [on("tfserving", "tensorflow/serving:2.1.0-gpu")]
     );
     let mut own = tf.to_vec();
     own.push("--gpuImage=registry.example.com/serving-gpu:1");
     assert_eq!(
         gpu_containers("tf-own", &own),
-        [(
-            "tfserving".to_string(),
-            "registry.example.com/serving-gpu:1".to_string()
-        )]
+        [on("tfserving", "registry.example.com/serving-gpu:1")]
     );
     let mut tf_protocol = tf.to_vec();
     tf_protocol.push("--protocol=tensorflow");
     assert_eq!(
         gpu_containers("tf-protocol", &tf_protocol),
-        [(
-            "classifier".to_string(),
-            "tensorflow/serving:2.1.0-gpu".to_string()
-        )]
+        [on("classifier", "tensorflow/serving:2.1.0-gpu")]
     );
-    assert_eq!(
-        gpu_containers("sk", &[]),
-        [("classifier".to_string(), String::new())]
-    );
+    assert_eq!(gpu_containers("sk", &[]), [on("classifier", "")]);
 }
 
 /// A Caffe2Job's rendezvous is `spec.backendSpecs` (kubeflow/caffe2-operator
