@@ -924,6 +924,23 @@ fn every_crd_the_registry_renders_is_stored_or_refused_for_the_version_it_needs(
             .unwrap(),
     );
 
+    // `validate --server` checks offline for the Kubernetes the server runs, not the env's
+    // k8sVersion (v1.33.0 here): on 1.20, the CEL CRDs are errors before the dry run.
+    let validate = e.kf("validate", &["--server", "-o", "json"]);
+    let report = json_of(&validate);
+    let offline_version_errors = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| {
+            p["check"] == "offline"
+                && p["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("(the server's) cannot store this CRD"))
+        })
+        .count();
+    assert!(offline_version_errors > 0, "{report:#}");
+
     let first = e.kf("apply", &["--wait"]);
     let refused: Vec<&serde_json::Value> = crds
         .iter()

@@ -31,20 +31,19 @@ pub struct ValidateArgs {
 pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
     let rendered = a.render.render(ctx)?;
     let k8s_version = rendered.app.environment(&rendered.env)?.k8s_version.clone();
-    let (report, invalid) = validate_offline(&rendered.env, &rendered.objects, &k8s_version);
     let mut printer = Printer::new(a.output.output());
     let report = if a.server {
         let target = a.cluster.target(&rendered, &a.render.jsonnet)?;
         let connection = a.cluster.connection(ctx);
         runtime()?.block_on(validate_on_server(
             target,
+            &rendered.objects,
+            &k8s_version,
             &connection,
-            report,
-            invalid,
             &mut printer,
         ))?
     } else {
-        report
+        validate_offline(&rendered.env, &rendered.objects, &k8s_version).0
     };
     printer.done();
     for p in &report.problems {

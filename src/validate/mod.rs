@@ -13,7 +13,7 @@ mod rules;
 mod schema;
 mod structural;
 
-pub use retired::{RETIRED, Retired, k8s_minor, retired, served_problem};
+pub use retired::{RETIRED, Retired, k8s_minor, retired, served_problem, served_problem_for};
 pub use rules::{
     api_server_rules, dns1123_label_problem, dns1123_subdomain_problem, quantity_problem,
 };

@@ -144,13 +144,22 @@ pub fn k8s_minor(version: &str) -> Option<(u32, u32)> {
 
 /// The error for an object the env's Kubernetes version no longer serves.
 pub fn served_problem(obj: &Map<String, Value>, k8s_version: &str) -> Option<String> {
+    served_problem_for(obj, k8s_version, "the environment's k8sVersion")
+}
+
+/// The same for a version from `whose` (the env's k8sVersion, or the server's).
+pub fn served_problem_for(
+    obj: &Map<String, Value>,
+    k8s_version: &str,
+    whose: &str,
+) -> Option<String> {
     let (major, minor) = k8s_minor(k8s_version)?;
     let api = obj.get("apiVersion").and_then(Value::as_str)?;
     let kind = obj.get("kind").and_then(Value::as_str)?;
     let r = retired(api, kind)?;
     (major > 1 || minor >= r.removed_minor).then(|| {
         format!(
-            "Kubernetes {k8s_version} (the environment's k8sVersion) does not serve {api} {kind}: removed in 1.{}; use {}",
+            "Kubernetes {k8s_version} ({whose}) does not serve {api} {kind}: removed in 1.{}; use {}",
             r.removed_minor, r.instead
         )
     })

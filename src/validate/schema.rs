@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::{
-    Finding, api_server_rules, crd_requirement, is_builtin_group, k8s_minor, served_problem,
+    Finding, api_server_rules, crd_requirement, is_builtin_group, k8s_minor, served_problem_for,
 };
 
 /// CRD schemas by (group, version, kind).
@@ -19,8 +19,9 @@ pub struct Validator {
     /// Embedded CRD files not read yet: (file name, JSON text). Parsing all of them
     /// costs ~100 ms, so each is read when an object first needs it.
     unread: Vec<(&'static str, &'static str)>,
-    /// The environment's k8sVersion, when known: kinds it no longer serves are errors.
-    k8s_version: Option<String>,
+    /// The Kubernetes version checked for, when known, and whose it is (the environment's
+    /// k8sVersion, or the server's): kinds it no longer serves are errors.
+    k8s_version: Option<(String, &'static str)>,
 }
 
 impl Validator {
@@ -44,9 +45,16 @@ impl Validator {
         }
     }
 
-    /// Also refuse API versions that `version` (an env's k8sVersion) no longer serves.
+    /// Also refuse API versions that `version` (an env's k8sVersion) no longer serves,
+    /// and CRDs it cannot store.
     pub fn for_k8s_version(mut self, version: &str) -> Validator {
-        self.k8s_version = Some(version.to_string());
+        self.k8s_version = Some((version.to_string(), "the environment's k8sVersion"));
+        self
+    }
+
+    /// The same for the version the cluster says it runs (`kf validate --server`).
+    pub fn for_server_version(mut self, version: &str) -> Validator {
+        self.k8s_version = Some((version.to_string(), "the server's"));
         self
     }
 
@@ -147,19 +155,16 @@ impl Validator {
     /// schema (names, quantities, selectors, unique container names and ports).
     pub fn validate(&mut self, obj: &Map<String, Value>) -> Option<Finding> {
         let mut rules = api_server_rules(obj);
-        if let Some(p) = self
-            .k8s_version
-            .as_deref()
-            .and_then(|v| served_problem(obj, v))
-        {
-            rules.insert(0, p);
-        }
-        if let Some(p) = self
-            .k8s_version
-            .as_deref()
-            .and_then(|v| crd_version_problem(obj, v))
-        {
-            rules.insert(0, p);
+        if let Some((version, whose)) = &self.k8s_version {
+            rules.splice(
+                0..0,
+                [
+                    crd_version_problem(obj, version, whose),
+                    served_problem_for(obj, version, whose),
+                ]
+                .into_iter()
+                .flatten(),
+            );
         }
         let schema = self.validate_schema(obj);
         if rules.is_empty() {
@@ -225,12 +230,12 @@ impl Validator {
 }
 
 /// The error for a CRD whose schemas need a newer Kubernetes than the env's k8sVersion.
-fn crd_version_problem(obj: &Map<String, Value>, k8s_version: &str) -> Option<String> {
+fn crd_version_problem(obj: &Map<String, Value>, k8s_version: &str, whose: &str) -> Option<String> {
     let (major, minor) = k8s_minor(k8s_version)?;
     let needs = crd_requirement(obj)?;
     (major == 1 && minor < needs.minor).then(|| {
         format!(
-            "Kubernetes {k8s_version} (the environment's k8sVersion) cannot store this CRD: it needs 1.{} or later for {}",
+            "Kubernetes {k8s_version} ({whose}) cannot store this CRD: it needs 1.{} or later for {}",
             needs.minor, needs.what
         )
     })

@@ -107,13 +107,21 @@ fn counted(kind: &str, name: &str) -> (String, String) {
     (kind.to_ascii_lowercase(), name.to_string())
 }
 
-/// Check `objects` offline, for Kubernetes `k8s_version`.
+/// Check `objects` offline, for Kubernetes `k8s_version` (the env's k8sVersion).
 pub fn validate_offline(
     environment: &str,
     objects: &[RenderedObject],
     k8s_version: &str,
 ) -> (ValidateReport, BTreeSet<(String, String)>) {
-    let mut validator = Validator::with_builtin_crds().for_k8s_version(k8s_version);
+    let validator = Validator::with_builtin_crds().for_k8s_version(k8s_version);
+    check_offline(environment, objects, validator)
+}
+
+fn check_offline(
+    environment: &str,
+    objects: &[RenderedObject],
+    mut validator: Validator,
+) -> (ValidateReport, BTreeSet<(String, String)>) {
     for o in objects {
         validator.add_crds(&Value::Object(o.object.clone()));
     }
@@ -156,16 +164,24 @@ pub fn validate_offline(
     (report, invalid)
 }
 
-/// Add the env's cluster's server-side dry run of every object to `report`. Objects
-/// whose CRD is in the render and not on the cluster are skipped, never counted valid.
+/// Check `objects` against the env's cluster: offline for the Kubernetes the server says
+/// it runs (`k8s_version`, the env's, when it does not say), then by a server-side dry
+/// run of every object. Objects whose CRD is in the render and not on the cluster are
+/// skipped by the server check, never counted valid.
 pub async fn validate_on_server(
     target: Target,
+    objects: &[RenderedObject],
+    k8s_version: &str,
     connection: &Connection,
-    mut report: ValidateReport,
-    mut invalid: BTreeSet<(String, String)>,
     reporter: &mut dyn Reporter,
 ) -> anyhow::Result<ValidateReport> {
     let cluster = super::connect(&target.env, connection, reporter).await?;
+    let validator = match cluster.version() {
+        Some(v) => Validator::with_builtin_crds()
+            .for_server_version(&format!("v{}.{}.0", v.major, v.minor)),
+        None => Validator::with_builtin_crds().for_k8s_version(k8s_version),
+    };
+    let (mut report, mut invalid) = check_offline(&target.env.name, objects, validator);
     let resources = Resources::discover(&cluster).await?;
     let options = ApplyOptions {
         dry_run: DryRun::Server,
