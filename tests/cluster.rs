@@ -85,11 +85,13 @@ impl Setup {
         )
     }
 
-    /// The app id `kf init` recorded in app.yaml.
+    /// The app id `kf init` recorded in app.yaml: a hex string, quoted when YAML would
+    /// read it as a number (`94406e981011331`), so read as YAML reads it.
     fn app_id(&self) -> String {
         read(self.app.root.join("app.yaml"))
             .lines()
-            .find_map(|l| l.strip_prefix("id: ").map(str::to_string))
+            .find_map(|l| l.strip_prefix("id: "))
+            .map(|v| v.trim().trim_matches('"').trim_matches('\'').to_string())
             .expect("kf init records an app id")
     }
 

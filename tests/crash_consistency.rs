@@ -51,7 +51,8 @@ fn observed(root: &Path) -> String {
             let text: Vec<String> = String::from_utf8_lossy(&bytes)
                 .lines()
                 .map(|l| match l.strip_prefix("id: ") {
-                    Some(id) if id.len() == 16 => "id: <random>".to_string(),
+                    // Quoted when it reads as a YAML number (`"94406e981011331"`).
+                    Some(id) if id.trim_matches('"').len() == 16 => "id: <random>".to_string(),
                     _ => l.to_string(),
                 })
                 .collect();
