@@ -20,14 +20,36 @@ use support::*;
 
 const NEEDS: &str = "needs a real API server: bash tests/envtest/envtest up DIR, then KF_ENVTEST_KUBECONFIG=DIR/kubeconfig cargo test --test envtest -- --include-ignored";
 
+/// How a test holds the server: shared, or alone.
+enum Guard {
+    Shared(#[allow(dead_code)] std::sync::RwLockReadGuard<'static, ()>),
+    Alone(#[allow(dead_code)] std::sync::RwLockWriteGuard<'static, ()>),
+}
+
+impl From<std::sync::RwLockReadGuard<'static, ()>> for Guard {
+    fn from(g: std::sync::RwLockReadGuard<'static, ()>) -> Guard {
+        Guard::Shared(g)
+    }
+}
+
 /// The server, a fresh namespace on it, and an app whose `default` env targets both.
 struct Env {
     cluster: TestCluster,
     app: TempApp,
     kubeconfig: String,
+    _guard: Guard,
 }
 
+/// Tests share the server: most run side by side (a read guard each); the one that
+/// installs and removes every registry CRD runs alone (the write guard), since a CRD being
+/// removed makes the server's discovery answer 404 for its group for a while.
+static SERVER: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
 fn env() -> Env {
+    env_with(SERVER.read().unwrap_or_else(|e| e.into_inner()).into())
+}
+
+fn env_with(guard: Guard) -> Env {
     let cluster = TestCluster::envtest().unwrap_or_else(|| panic!("{NEEDS}"));
     let app = new_app();
     ok(
@@ -47,6 +69,7 @@ fn env() -> Env {
         cluster,
         app,
         kubeconfig,
+        _guard: guard,
     }
 }
 
@@ -886,7 +909,9 @@ impl Drop for CrdsRemoved<'_> {
 #[test]
 #[ignore = "needs a real API server (tests/envtest/envtest); see the file's header"]
 fn every_crd_the_registry_renders_is_stored_or_refused_for_the_version_it_needs() {
-    let e = env();
+    let e = env_with(Guard::Alone(
+        SERVER.write().unwrap_or_else(|e| e.into_inner()),
+    ));
     for (proto, params) in CRD_PROTOTYPES {
         let name = format!("x-{proto}");
         let mut args = vec!["generate", proto, &name];

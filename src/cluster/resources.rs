@@ -87,7 +87,9 @@ impl Resources {
                 .await;
             match walk {
                 Ok(d) => return Ok(Resources { discovery: d }),
-                Err(Failure::Status(r)) if r.status == http::StatusCode::NOT_FOUND && walks < 3 => {
+                Err(Failure::Status(r)) if r.status == http::StatusCode::NOT_FOUND && walks < 6 => {
+                    // Deleting CRDs can take seconds: give it a moment before the next walk.
+                    tokio::time::sleep(std::time::Duration::from_millis(250 * walks)).await;
                     continue;
                 }
                 Err(e) => {
