@@ -502,12 +502,15 @@ fn status_and_delete_exits_and_counts_add_up() {
     );
 
     // Objects another tool made under the rendered names: left alone, and said so. (Once
-    // the foreground deletion of kf's is finished.)
-    for _ in 0..100 {
-        if !e.exists("", "configmaps", "settings") {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
+    // the foreground deletion of kf's is finished: the garbage collector's, which takes
+    // longer on a loaded machine.)
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    while e.exists("", "configmaps", "settings") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "configmap/settings still being deleted after 90 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
     }
     e.cluster.put(
         "",
