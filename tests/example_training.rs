@@ -1,10 +1,11 @@
-//! tf-job, pytorch-job and jax-job train something by default: their default command runs
+//! tf-job, pytorch-job, jax-job and xgboost-job train something by default: their default command runs
 //! kf's example script (registry/kubeflow/<package>/example/train.py), which the job
 //! mounts from a ConfigMap. The environment variables each script reads are the ones the
 //! training-operator sets (kubeflow/training-operator v1.9: TF_CONFIG for TFJob; torchrun's
 //! PET_* for PyTorchJob, docs/proposals and pkg/controller.v1/pytorch/envvar.go;
 //! COORDINATOR_ADDRESS, COORDINATOR_PORT, NUM_PROCESSES and PROCESS_ID for JAXJob, as its
-//! examples/jax/cpu-demo/train.py reads them).
+//! examples/jax/cpu-demo/train.py reads them; MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK
+//! for XGBoostJob, pkg/controller.v1/xgboost/xgboost.go).
 
 mod support;
 
@@ -21,7 +22,7 @@ struct Case {
     command: &'static [&'static str],
 }
 
-const CASES: [Case; 3] = [
+const CASES: [Case; 4] = [
     Case {
         prototype: "tf-job",
         package: "tf-training",
@@ -48,6 +49,13 @@ const CASES: [Case; 3] = [
         kind: "JAXJob",
         replicas_field: "jaxReplicaSpecs",
         command: &["python3", "/opt/kf-example/train.py"],
+    },
+    Case {
+        prototype: "xgboost-job",
+        package: "xgboost-job",
+        kind: "XGBoostJob",
+        replicas_field: "xgbReplicaSpecs",
+        command: &["python", "/opt/kf-example/train.py"],
     },
 ];
 
@@ -175,19 +183,20 @@ fn jax_gpu_workers_get_a_cuda_build_of_jax() {
 }
 
 /// The scripts are Python that parses (the machine's python3, when there is one; running
-/// them needs TensorFlow, PyTorch or JAX, which CI does not install).
+/// them needs TensorFlow, PyTorch, JAX or XGBoost, which CI does not install).
 #[test]
 fn the_example_scripts_compile() {
-    for case in CASES {
-        let source = script(case.package);
+    // argo-workflow's train step runs one too (registry/kubeflow/argo/example/train.py).
+    let packages = CASES.iter().map(|c| c.package).chain(["argo"]);
+    for package in packages {
+        let source = script(package);
         let compile = "import sys; compile(sys.stdin.read(), 'train.py', 'exec')";
         let Some(out) = python3(&["-c", compile], &source) else {
             return;
         };
         assert!(
             out.status.success(),
-            "{}: {}",
-            case.package,
+            "{package}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
     }

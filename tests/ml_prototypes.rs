@@ -530,3 +530,88 @@ fn mpi_job_defaults_run_horovod_past_ssh() {
     assert_eq!(words(&launcher["command"])[4], "/train.py");
     assert_eq!(words(&worker["command"]), ["/start-sshd.sh"]);
 }
+
+/// argo-workflow's defaults train and serve: the train step runs kf's example (mounted
+/// from a ConfigMap) in the stock TensorFlow image and writes to a PVC the component
+/// makes, which the InferenceService of the serve step reads (a placeholder bucket and
+/// a script nobody mounted made the Workflow fail). The user's image, or modelDir, win.
+#[test]
+fn argo_workflow_defaults_train_to_a_pvc_the_serve_step_reads() {
+    let app = new_app();
+    ok(&app.root, &["generate", "argo-workflow", "pipe"]);
+    let objs = render(&app, "pipe");
+    let kinds: Vec<&str> = objs.iter().map(|o| o["kind"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "ConfigMap",
+            "PersistentVolumeClaim",
+            "Role",
+            "RoleBinding",
+            "Workflow"
+        ]
+    );
+    assert_eq!(objs[0]["metadata"]["name"], "pipe-example");
+    assert!(
+        objs[0]["data"]["train.py"]
+            .as_str()
+            .unwrap()
+            .contains("tf.saved_model.save")
+    );
+    assert_eq!(objs[1]["metadata"]["name"], "pipe-model");
+    assert_eq!(objs[1]["spec"]["resources"]["requests"]["storage"], "1Gi");
+    let spec = &objs[4]["spec"];
+    let train = spec["templates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "train")
+        .unwrap();
+    let c = &train["container"];
+    assert_eq!(c["image"], "tensorflow/tensorflow:2.18.0");
+    assert_eq!(
+        c["command"],
+        serde_json::json!(["python", "/opt/kf-example/train.py"])
+    );
+    let model_dir = c["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "MODEL_DIR")
+        .unwrap();
+    assert_eq!(model_dir["value"], "/mnt/model/model");
+    let volumes = spec["volumes"].to_string();
+    assert!(volumes.contains(r#""claimName":"pipe-model""#), "{volumes}");
+    assert!(volumes.contains(r#""name":"pipe-example""#), "{volumes}");
+    let serve = spec["templates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "serve")
+        .unwrap();
+    assert!(
+        serve["resource"]["manifest"]
+            .as_str()
+            .unwrap()
+            .contains(r#"storageUri: "pvc://pipe-model/model""#),
+        "{serve}"
+    );
+
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "argo-workflow",
+            "own",
+            "--modelDir=gs://my-bucket/models/mnist",
+            "--trainImage=gcr.io/my/mnist-train:1",
+        ],
+    );
+    let objs = render(&app, "own");
+    let kinds: Vec<&str> = objs.iter().map(|o| o["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["Role", "RoleBinding", "Workflow"]);
+    let train = &objs[2]["spec"]["templates"][1];
+    assert_eq!(train["name"], "train");
+    assert!(train["container"].get("command").is_none(), "{train}");
+    assert_eq!(train["container"]["image"], "gcr.io/my/mnist-train:1");
+}

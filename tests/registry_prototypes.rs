@@ -992,7 +992,10 @@ fn argo_workflow_serve_step_has_rbac_and_a_gpu_runtime() {
     }
     ok(&app.root, &["param", "set", "mnist", "serveKind", "none"]);
     let objs = objects(&ok(&app.root, &["show", "default", "-o", "json"]));
-    assert!(objs.iter().all(|o| o["kind"] == "Workflow"));
+    assert!(
+        objs.iter()
+            .all(|o| o["kind"] != "Role" && o["kind"] != "RoleBinding")
+    );
 }
 
 /// Every pod spec under `v` (operators nest them in replica specs of various names).
@@ -1091,13 +1094,15 @@ fn every_training_job_takes_resources_storage_shm_and_scheduling() {
     }
 }
 
-/// Defaults that run (training-operator v1.9 examples): the XGBoost example image needs
-/// --job_type, Paddle's default command is its distributed self-check, and a Paddle
-/// replica with GPUs gets Paddle's CUDA image while CPU replicas keep the CPU one.
+/// Defaults that run (training-operator v1.9 examples): XGBoost trains on the CPU unless
+/// told device=cuda, so kf's XGBoost example is told so on replicas with GPUs and only
+/// there; Paddle's default command is its distributed self-check, and a Paddle replica
+/// with GPUs gets Paddle's CUDA image while CPU replicas keep the CPU one.
 #[test]
 fn job_defaults_run_and_gpu_replicas_get_gpu_images() {
     let app = new_app();
     ok(&app.root, &["generate", "xgboost-job", "xgb"]);
+    ok(&app.root, &["param", "set", "xgb", "workerGpus", "1"]);
     ok(
         &app.root,
         &["generate", "paddle-job", "pd", "--numWorkers=2"],
@@ -1108,14 +1113,17 @@ fn job_defaults_run_and_gpu_replicas_get_gpu_images() {
     );
     let objs = objects(&ok(&app.root, &["show", "default", "-o", "json"]));
     let xgb = objs.iter().find(|o| o["kind"] == "XGBoostJob").unwrap();
-    let mut pods = Vec::new();
-    pod_specs(&Value::Object(xgb.clone()), &mut pods);
-    for pod in &pods {
-        assert!(
-            pod["containers"][0]["args"]
-                .as_array()
-                .unwrap()
-                .contains(&Value::from("--job_type=Train"))
+    for (replica, on_gpu) in [("Master", false), ("Worker", true)] {
+        let c = &xgb["spec"]["xgbReplicaSpecs"][replica]["template"]["spec"]["containers"][0];
+        assert_eq!(c["command"][1], "/opt/kf-example/train.py", "{replica}");
+        let cuda = c["args"]
+            .as_array()
+            .is_some_and(|a| a.contains(&Value::from("--device=cuda")));
+        assert_eq!(cuda, on_gpu, "{replica}: {c}");
+        assert_eq!(
+            !c["resources"]["limits"]["nvidia.com/gpu"].is_null(),
+            on_gpu,
+            "{replica}"
         );
     }
     for (env, gpu_image) in [("default", false), ("prod", true)] {

@@ -2,7 +2,9 @@
 // it: step "train" runs trainImage (with trainGpus, falling back to numGpus),
 // writing to modelDir; step "serve" either applies a KServe InferenceService
 // for modelDir (serveKind kserve), runs serveImage (container) or is left out
-// (none).
+// (none). With no modelDir the component makes a PVC <name>-model for it; with
+// no train command, image or args of the user's, the train step runs kf's
+// example (example/train.py), which exports a model the serve step loads.
 local gpu = import 'kubeflow/common/gpu.libsonnet';
 local k8s = import 'kubeflow/common/k8s.libsonnet';
 local replicas = import 'kubeflow/common/replicas.libsonnet';
@@ -10,6 +12,27 @@ local util = import 'kubeflow/common/util.libsonnet';
 
 {
   serveKinds:: ['kserve', 'container', 'none'],
+
+  // kf's example train program and the stock image it is written for.
+  example:: { dir: '/opt/kf-example', script: '/opt/kf-example/train.py', volume: 'kf-example' },
+  stockTrainImage:: 'tensorflow/tensorflow:2.18.0',
+
+  // The train step's command. kf's example command belongs to kf's stock image: with an
+  // image or args of the user's, the image's own entrypoint runs (as in jobs.libsonnet).
+  trainCommand(params)::
+    local command = util.get(params, 'trainCommand');
+    local own = !util.isNone(util.get(params, 'trainArgs'))
+                || util.get(params, 'trainImage', $.stockTrainImage) != $.stockTrainImage;
+    if std.member(util.toArgs(command), $.example.script) && own then null else command,
+
+  runsExample(params)::
+    std.member(util.toArgs($.trainCommand(params)) + util.toArgs(util.get(params, 'trainArgs')), $.example.script),
+
+  // Where the model goes: modelDir, or (none given) the PVC the component makes.
+  modelPvc(params):: params.name + '-model',
+  modelDir(params)::
+    local dir = util.get(params, 'modelDir');
+    if util.isNone(dir) then 'pvc://%s/model' % $.modelPvc(params) else dir,
 
   // A container template: GPU limit, image switch, node selector and
   // tolerations from the GPU settings `g`; env/volumes from `store`.
@@ -59,7 +82,7 @@ local util = import 'kubeflow/common/util.libsonnet';
       spec: { predictor: {
         model: {
           modelFormat: { name: util.get(params, 'serveFramework', 'tensorflow') },
-          storageUri: params.modelDir,
+          storageUri: $.modelDir(params),
         } + (if g.count == 0 then {} else {
                resources: gpu.resources(g.count, g.resource, {}, g.what),
              } + $.gpuRuntime(params)),
@@ -68,20 +91,22 @@ local util = import 'kubeflow/common/util.libsonnet';
 
   workflow(params, env)::
     local name = params.name;
-    local modelDir = util.get(params, 'modelDir');
+    local modelDir = $.modelDir(params);
     local store = k8s.storage.mount(modelDir, params, 'modelDir', '/mnt/model', readOnly=false);
+    local example = $.runsExample(params);
     local train = gpu.settings(params, 'train');
     local serveG = gpu.settings(params, 'serve');
     local serve = serveG { image: util.get(params, 'serveGpuImage') };
     local kind = util.oneOf(util.get(params, 'serveKind', 'kserve'), $.serveKinds, 'serveKind');
     local modelEnv = { env: store.env + [{ name: 'MODEL_DIR', value: store.path }], volumeMounts: store.volumeMounts };
+    local exampleMount = if example then [{ name: $.example.volume, mountPath: $.example.dir, readOnly: true }] else [];
     local trainT = $.containerTemplate('train', {
-      image: util.get(params, 'trainImage', 'tensorflow/tensorflow:2.18.0'),
-      command: util.get(params, 'trainCommand'),
+      image: util.get(params, 'trainImage', $.stockTrainImage),
+      command: $.trainCommand(params),
       args: util.get(params, 'trainArgs'),
       env: util.envVars(util.envParam(params)),
       resources: k8s.resources(util.get(params, 'trainResources', {})),
-    }, train, modelEnv);
+    }, train, modelEnv { volumeMounts+: exampleMount });
     local serveT =
       if kind == 'none' then null
       else if kind == 'container' then
@@ -111,7 +136,7 @@ local util = import 'kubeflow/common/util.libsonnet';
         activeDeadlineSeconds: util.optInt(util.get(params, 'activeDeadlineSeconds'), 'activeDeadlineSeconds'),
         ttlStrategy: if util.isNone(util.get(params, 'ttlSecondsAfterFinished')) then null
         else { secondsAfterCompletion: util.optInt(params.ttlSecondsAfterFinished, 'ttlSecondsAfterFinished') },
-        volumes: store.volumes,
+        volumes: store.volumes + (if example then [{ name: $.example.volume, configMap: { name: params.name + '-example' } }] else []),
         templates: [
           {
             name: 'train-and-serve',
@@ -123,10 +148,18 @@ local util = import 'kubeflow/common/util.libsonnet';
       }),
     },
 
-  // The argo-workflow prototype: the Workflow and, for a kserve serve step, the RBAC its
-  // ServiceAccount needs (createServeRole=false when the account has it already).
+  // The argo-workflow prototype: the Workflow; for a kserve serve step, the RBAC its
+  // ServiceAccount needs (createServeRole=false when the account has it already); the
+  // model's PVC when no modelDir is given; kf's example in a ConfigMap when it runs.
   all(params, env)::
+    local ns = util.namespace(params, env);
+    local labels = util.labels(params.name);
     local kserve = util.get(params, 'serveKind', 'kserve') == 'kserve';
     local rbac = kserve && util.toBool(util.get(params, 'createServeRole', true), 'createServeRole');
-    util.list([$.workflow(params, env)] + (if rbac then $.serveRBAC(params, env) else [])),
+    local pvc = if !util.isNone(util.get(params, 'modelDir')) then []
+    else [k8s.pvc($.modelPvc(params), ns, labels, std.toString(util.get(params, 'modelPvcSize', '1Gi')),
+                  util.get(params, 'modelStorageClass'))];
+    local example = if !$.runsExample(params) then []
+    else [k8s.configMap(params.name + '-example', ns, labels, { 'train.py': importstr 'kubeflow/argo/example/train.py' })];
+    util.list(example + pvc + [$.workflow(params, env)] + (if rbac then $.serveRBAC(params, env) else [])),
 }

@@ -111,14 +111,15 @@ local util = import 'kubeflow/common/util.libsonnet';
   // GPUs of a replica type, for docs and checks ("psGpus" → its count).
   gpus(params, gpuPrefix=null):: gpu.settings(params, gpuPrefix).count,
 
-  // kf's example training scripts (tf-job, pytorch-job and jax-job run one by default):
+  // kf's example training scripts (tf-job, pytorch-job, jax-job and xgboost-job run one by default):
   // mounted from a ConfigMap <name>-example when the job's command or args name the script.
   example:: { dir: '/opt/kf-example', script: '/opt/kf-example/train.py', volume: 'kf-example' },
-  // The stock images the examples are written for (tf-job, pytorch-job, jax-job).
+  // The stock images the examples are written for (tf-job, pytorch-job, jax-job, xgboost-job).
   exampleImages:: [
     'tensorflow/tensorflow:2.16.1',
     'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime',
     'docker.io/kubeflow/jaxjob-simple:latest',
+    'ghcr.io/kubeflow/trainer/xgboost-runtime:v2.3.0',
   ],
 
   // The container command. The default, kf's example command, belongs to kf's stock

@@ -1,16 +1,18 @@
 // @apiVersion 0.1
 // @name io.ksonnet.pkg.argo-workflow
-// @description An Argo Workflow that trains then serves a model: step train runs trainImage/trainCommand with MODEL_DIR set to modelDir (a PVC given as pvc://claim/path is mounted); step serve applies a KServe InferenceService for modelDir (serveKind kserve), runs serveImage (container) or is skipped (none). The train step gets trainGpus (default numGpus) with gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations; the serve step gets serveGpus (default numGpus). Needs the argo prototype (controller, CRDs, the argo-workflow ServiceAccount).
+// @description An Argo Workflow that trains then serves a model: step train runs trainImage/trainCommand with MODEL_DIR set to modelDir (a PVC given as pvc://claim/path is mounted; with no modelDir, a PVC <name>-model the component makes); step serve applies a KServe InferenceService for modelDir (serveKind kserve), runs serveImage (container) or is skipped (none). The train step gets trainGpus (default numGpus) with gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations; the serve step gets serveGpus (default numGpus). Needs the argo prototype (controller, CRDs, the argo-workflow ServiceAccount).
 // @shortDescription An Argo Workflow: train (with GPUs) then serve.
 // @requires Argo Workflows (the `argo` prototype)
 // @requires For serveKind kserve: KServe (its controller and the serving.kserve.io CRDs)
 // @requires For s3:// or gs:// model paths: the credential Secret named by s3SecretName or gcpCredentialSecretName
 // @param name string Name of the Workflow
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
-// @optionalParam modelDir string gs://my-bucket/models/mnist Where training writes the model and serving reads it (gs://, s3://, pvc://claim/path)
+// @optionalParam modelDir string null Where training writes the model and serving reads it (gs://, s3://, pvc://claim/path); default: pvc://<name>-model/model, on a PVC the component makes
+// @optionalParam modelPvcSize string 1Gi Size of the PVC <name>-model made when modelDir is not given
+// @optionalParam modelStorageClass string null StorageClass of that PVC (default: the cluster's default)
 // @optionalParam trainImage string tensorflow/tensorflow:2.18.0 Image of the train step without GPUs
 // @optionalParam gpuImage string tensorflow/tensorflow:2.18.0-gpu Image of the train step with GPUs
-// @optionalParam trainCommand array ["python","/opt/model/train.py"] Command of the train step (array, or a space-separated string)
+// @optionalParam trainCommand array ["python","/opt/kf-example/train.py"] Command of the train step (array, or a space-separated string); the default runs kf's example, mounted from a ConfigMap: a small model trained on random data and exported as a SavedModel to a new version folder under MODEL_DIR, which the serve step loads
 // @optionalParam trainArgs array null Args of the train step
 // @optionalParam trainResources object {} Resources of the train step
 // @optionalParam numGpus number 0 GPUs of each step unless trainGpus/serveGpus say otherwise

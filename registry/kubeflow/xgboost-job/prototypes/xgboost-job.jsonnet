@@ -5,10 +5,10 @@
 // @requires The training-operator prototype v1.9 with xgboostjob in its schemes
 // @param name string Name of the XGBoostJob
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
-// @optionalParam image string docker.io/kubeflow/xgboost-dist-iris:latest Image of replicas without GPUs
+// @optionalParam image string ghcr.io/kubeflow/trainer/xgboost-runtime:v2.3.0 Image of the replicas: Kubeflow Trainer v2.3's XGBoost 3.0 runtime, with CUDA 12 (cmd/runtimes/xgboost/Dockerfile)
 // @optionalParam gpuImage string null Image of replicas with GPUs (null: use image)
-// @optionalParam command array null Container command (array, or a space-separated string)
-// @optionalParam args array ["--job_type=Train","--xgboost_parameter=objective:multi:softprob,num_class:3","--n_estimators=10","--learning_rate=0.1","--model_path=/tmp/xgboost-model","--model_storage_type=local"] Container args (array, or a space-separated string); the default trains the example image's iris model (training-operator v1.9 examples/xgboost/xgboostjob.yaml)
+// @optionalParam command array ["python","/opt/kf-example/train.py"] Container command (array, or a space-separated string); the default runs kf's example, mounted from a ConfigMap: boosted trees trained across the master and workers on random data in seconds, on the GPU of replicas that have one (--device=cuda)
+// @optionalParam args array null Container args (array, or a space-separated string)
 // @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
 // @optionalParam numWorkers number 1 Number of worker replicas
 // @optionalParam numGpus number 0 GPUs per replica
