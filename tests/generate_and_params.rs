@@ -522,7 +522,7 @@ fn param_set_checks_key_and_type_against_the_prototype_before_writing() {
     let cases: &[(&[&str], &str)] = &[
         (
             &["param", "set", "mnist", "numWorkers", "four"],
-            "numWorkers: 'four' is not a valid number",
+            "numWorkers: 'four' is not a valid integer",
         ),
         (
             &["param", "set", "mnist", "numWorkrs", "4", "--env", "prod"],
@@ -534,7 +534,7 @@ fn param_set_checks_key_and_type_against_the_prototype_before_writing() {
         ),
         (
             &["param", "set", "mnist", "numWorkers.x", "4"],
-            "'numWorkers' is a number param",
+            "'numWorkers' of prototype io.ksonnet.pkg.tf-job is of type integer, not an object",
         ),
         (
             &["param", "set", "mnist", "envVars", "A"],

@@ -28,7 +28,7 @@ fn required_value(proto: &str, param: &str, kind: ParamType) -> String {
         (_, "service") => "mnist-serving".into(),
         (_, "inputRepo") => "images".into(),
         _ => match kind {
-            ParamType::Number | ParamType::NumberOrString => "1".into(),
+            ParamType::Number | ParamType::Integer | ParamType::NumberOrString => "1".into(),
             ParamType::Boolean => "true".into(),
             ParamType::Object => "{}".into(),
             ParamType::Array => "[]".into(),
@@ -52,7 +52,10 @@ fn gpu_params(proto: &Prototype) -> Vec<String> {
         .iter()
         .filter(|p| {
             (p.name == "numGpus" || p.name.ends_with("Gpus"))
-                && matches!(p.kind, ParamType::Number | ParamType::NumberOrString)
+                && matches!(
+                    p.kind,
+                    ParamType::Number | ParamType::Integer | ParamType::NumberOrString
+                )
         })
         .map(|p| p.name.clone())
         .collect()
@@ -86,7 +89,7 @@ fn registry_app(protos: &[Prototype]) -> TempApp {
                     "--env",
                     "prod",
                     "--as-string",
-                    // A string where the prototype declares a number: past the check.
+                    // A string where the prototype declares an integer: past the check.
                     "--force",
                 ],
             );
@@ -535,10 +538,18 @@ fn gpu_params_are_type_safe_and_vendor_neutral() {
         &["param", "set", "bert", "numGpus", "two", "--env", "prod"],
     );
     assert!(
-        err.contains("numGpus: 'two' is not a valid number")
+        err.contains("numGpus: 'two' is not a valid integer")
             && err.contains("io.ksonnet.pkg.pytorch-job"),
         "{err}"
     );
+    // …and so is a count that is not whole (it failed only at render).
+    let err = fails(&app.root, &["param", "set", "bert", "numWorkers", "2.5"]);
+    assert!(
+        err.contains("numWorkers: '2.5' is not a valid integer (it is not a whole number; give a whole number, e.g. 4)"),
+        "{err}"
+    );
+    let err = fails(&app.root, &["generate", "tf-job", "half", "--numPs=0.5"]);
+    assert!(err.contains("0.5") && err.contains("whole number"), "{err}");
     assert_eq!(snapshot(&app.root), before);
     // …and, set past the check, is a clear render error naming it.
     ok(

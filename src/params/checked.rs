@@ -33,7 +33,7 @@ pub enum CheckError {
         hint: String,
     },
     #[error(
-        "component '{component}': cannot set {key}: '{param}' is a {kind} param of prototype {prototype}, not an object; set '{param}' itself, or --force"
+        "component '{component}': cannot set {key}: '{param}' of prototype {prototype} is of type {kind}, not an object; set '{param}' itself, or --force"
     )]
     NotAnObject {
         component: String,
@@ -43,7 +43,7 @@ pub enum CheckError {
         kind: &'static str,
     },
     #[error(
-        "component '{component}': {param}: {error}; prototype {prototype} declares it a {kind} (--force stores it anyway)"
+        "component '{component}': {param}: {error}; prototype {prototype} declares it of type {kind} (--force stores it anyway)"
     )]
     WrongType {
         component: String,

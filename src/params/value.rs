@@ -17,6 +17,9 @@ pub enum ValueError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParamType {
     Number,
+    /// A whole number (replica and GPU counts, ports, seconds): kf's own prototypes
+    /// declare such params `integer`, so `2.5` is refused when typed, not at render.
+    Integer,
     String,
     NumberOrString,
     Object,
@@ -29,6 +32,7 @@ impl ParamType {
     pub fn from_header(s: &str) -> Option<ParamType> {
         Some(match s {
             "number" => ParamType::Number,
+            "integer" => ParamType::Integer,
             "string" => ParamType::String,
             "numberOrString" => ParamType::NumberOrString,
             "object" => ParamType::Object,
@@ -41,6 +45,7 @@ impl ParamType {
     pub fn as_str(self) -> &'static str {
         match self {
             ParamType::Number => "number",
+            ParamType::Integer => "integer",
             ParamType::String => "string",
             ParamType::NumberOrString => "numberOrString",
             ParamType::Object => "object",
@@ -56,6 +61,7 @@ impl ParamType {
             || match self {
                 ParamType::String => value.is_string(),
                 ParamType::Number => value.is_number(),
+                ParamType::Integer => value.is_i64() || value.is_u64(),
                 ParamType::NumberOrString => value.is_number() || value.is_string(),
                 ParamType::Boolean => value.is_boolean(),
                 ParamType::Object => value.is_object(),
@@ -67,6 +73,7 @@ impl ParamType {
     fn forms(self) -> &'static str {
         match self {
             ParamType::Number => "a number, e.g. 4 or 0.5",
+            ParamType::Integer => "a whole number, e.g. 4",
             ParamType::Boolean => "true or false",
             ParamType::Array => {
                 "a JSON array, e.g. [\"python\",\"/opt/train.py\"], or a space-separated string, e.g. \"python /opt/train.py\""
@@ -120,6 +127,11 @@ pub fn parse_typed(input: &str, kind: ParamType) -> Result<Value, NotOfType> {
             Ok(number().unwrap_or_else(|| Value::String(input.to_string())))
         }
         ParamType::Number => number().ok_or_else(|| not(String::new())),
+        ParamType::Integer => match number() {
+            Some(n) if ParamType::Integer.accepts(&n) => Ok(n),
+            Some(_) => Err(not("it is not a whole number; ".into())),
+            None => Err(not(String::new())),
+        },
         ParamType::Boolean => match parse_value(input, false) {
             Ok(b @ Value::Bool(_)) => Ok(b),
             _ => Err(not(String::new())),

@@ -7,11 +7,11 @@
 // @param service string Service to route to (its name)
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam serviceNamespace string null Namespace of the Service (default: the Mapping's)
-// @optionalParam port number 8501 Port of the Service (default: tf-serving's REST port 8501, as istio-route; without a port Emissary would send to 80)
+// @optionalParam port integer 8501 Port of the Service (default: tf-serving's REST port 8501, as istio-route; without a port Emissary would send to 80)
 // @optionalParam prefix string null URL prefix routed (default: /<name>/)
 // @optionalParam rewrite string null What the prefix becomes (default: /)
 // @optionalParam keepPrefix boolean false Pass the path on unchanged (rewrite "")
-// @optionalParam timeoutMs number null Request timeout in milliseconds (Emissary default: 3000)
+// @optionalParam timeoutMs integer null Request timeout in milliseconds (Emissary default: 3000)
 // @optionalParam hostname string * Host the Mapping answers for
 // @optionalParam websocket boolean false Allow WebSocket upgrades (JupyterHub needs them)
 // @optionalParam ambassadorId string null Ambassador ID of the gateway serving this Mapping

@@ -6,7 +6,7 @@
 // @param name string Name of the objects (e.g. ambassador)
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string docker.io/emissaryingress/emissary:3.9.1 Emissary image
-// @optionalParam replicas number 1 Gateway replicas
+// @optionalParam replicas integer 1 Gateway replicas
 // @optionalParam serviceType string LoadBalancer Type of the gateway Service: ClusterIP, NodePort or LoadBalancer
 // @optionalParam listeners boolean true Also create the HTTP and HTTPS Listeners
 // @optionalParam ambassadorId string null Ambassador ID of this gateway (when several run in one cluster)

@@ -6,7 +6,7 @@
 // @param name string Name of the apiext Service, Deployment and RBAC (upstream: emissary-apiext)
 // @optionalParam namespace string null Namespace of apiext and its CA Secret (default: the environment's; upstream: emissary-system)
 // @optionalParam image string docker.io/emissaryingress/emissary:3.9.1 Emissary image (apiext is a command of it)
-// @optionalParam replicas number 3 apiext replicas
+// @optionalParam replicas integer 3 apiext replicas
 // @optionalParam installCRDs boolean true Also install the getambassador.io CRDs
 
 local crds = import 'kubeflow/ambassador/emissary-crds.libsonnet';

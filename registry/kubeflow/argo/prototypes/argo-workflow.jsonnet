@@ -15,9 +15,9 @@
 // @optionalParam trainCommand array ["python","/opt/kf-example/train.py"] Command of the train step (array, or a space-separated string); the default runs kf's example, mounted from a ConfigMap: a small model trained on random data and exported as a SavedModel to a new version folder under MODEL_DIR, which the serve step loads
 // @optionalParam trainArgs array null Args of the train step
 // @optionalParam trainResources object {} Resources of the train step
-// @optionalParam numGpus number 0 GPUs of each step unless trainGpus/serveGpus say otherwise
-// @optionalParam trainGpus number null GPUs of the train step (default: numGpus)
-// @optionalParam serveGpus number null GPUs of the serve step or InferenceService (default: numGpus)
+// @optionalParam numGpus integer 0 GPUs of each step unless trainGpus/serveGpus say otherwise
+// @optionalParam trainGpus integer null GPUs of the train step (default: numGpus)
+// @optionalParam serveGpus integer null GPUs of the serve step or InferenceService (default: numGpus)
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector of steps with GPUs (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations of steps with GPUs (default: tolerate the gpuResource NoSchedule taint)
@@ -32,8 +32,8 @@
 // @optionalParam serviceAccountName string argo-workflow ServiceAccount of the steps (the argo prototype's executor account)
 // @optionalParam createServeRole boolean true For serveKind kserve: a Role and RoleBinding <name>-serve letting serviceAccountName apply and watch InferenceServices
 // @optionalParam serveGpuRuntimeVersion string null KServe runtime tag of a GPU InferenceService (default: 2.6.2-gpu for tensorflow, the runtime's own otherwise)
-// @optionalParam activeDeadlineSeconds number null Time limit of the workflow in seconds
-// @optionalParam ttlSecondsAfterFinished number null Seconds after which a finished workflow is deleted
+// @optionalParam activeDeadlineSeconds integer null Time limit of the workflow in seconds
+// @optionalParam ttlSecondsAfterFinished integer null Seconds after which a finished workflow is deleted
 // @optionalParam pvcName string null A PVC mounted at /mnt/model; a relative modelDir lies on it
 // @optionalParam gcpCredentialSecretName string null Secret holding a GCP service-account key, for gs:// paths
 // @optionalParam gcpCredentialKey string key.json Key of the GCP key file in that Secret

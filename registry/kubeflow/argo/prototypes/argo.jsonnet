@@ -14,7 +14,7 @@
 // @optionalParam secure boolean false Serve the UI over HTTPS (self-signed) instead of HTTP
 // @optionalParam baseHref string / URL path the UI is served under (e.g. /argo/ behind a route that keeps the prefix)
 // @optionalParam serviceType string ClusterIP Type of the argo-server Service: ClusterIP, NodePort or LoadBalancer
-// @optionalParam parallelism number null Most workflows running at once (default: no limit)
+// @optionalParam parallelism integer null Most workflows running at once (default: no limit)
 // @optionalParam executorServiceAccount string argo-workflow ServiceAccount (with a Role) for workflow pods in the namespace
 
 local argo = import 'kubeflow/argo/argo.libsonnet';

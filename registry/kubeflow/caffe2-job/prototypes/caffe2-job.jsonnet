@@ -10,12 +10,12 @@
 // @optionalParam command array null Container command (array, or a space-separated string)
 // @optionalParam args array null Container args (array, or a space-separated string)
 // @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
-// @optionalParam numReplicas number 1 Number of pods
+// @optionalParam numReplicas integer 1 Number of pods
 // @optionalParam backend string null Rendezvous backend: none, redis or nfs (default: none for one replica, redis for more, as the operator picks)
 // @optionalParam redisHost string null Redis server of the redis backend (required with it), e.g. redis-service; the pods get it as REDIS_HOST
-// @optionalParam redisPort number 6379 Port of the Redis server (REDIS_PORT)
+// @optionalParam redisPort integer 6379 Port of the Redis server (REDIS_PORT)
 // @optionalParam nfsPath string null Shared folder of the nfs backend (required with it; NFS_PATH)
-// @optionalParam numGpus number 0 GPUs per pod
+// @optionalParam numGpus integer 0 GPUs per pod
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector for pods with GPUs (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations for pods with GPUs (default: tolerate the gpuResource NoSchedule taint)

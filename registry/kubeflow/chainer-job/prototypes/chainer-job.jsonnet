@@ -12,16 +12,16 @@
 // @optionalParam workerCommand array null Worker command (default: the image entrypoint)
 // @optionalParam workerArgs array null Worker args
 // @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
-// @optionalParam numWorkers number 0 Workers of worker set ws0 (0: a single-pod job)
-// @optionalParam numGpus number 0 GPUs per pod
-// @optionalParam masterGpus number null GPUs of the master (default: numGpus)
-// @optionalParam workerGpus number null GPUs per worker (default: numGpus)
+// @optionalParam numWorkers integer 0 Workers of worker set ws0 (0: a single-pod job)
+// @optionalParam numGpus integer 0 GPUs per pod
+// @optionalParam masterGpus integer null GPUs of the master (default: numGpus)
+// @optionalParam workerGpus integer null GPUs per worker (default: numGpus)
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector for pods with GPUs (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations for pods with GPUs (default: tolerate the gpuResource NoSchedule taint)
 // @optionalParam restartPolicy string Never Restart policy of the master pod: Never or OnFailure
-// @optionalParam backoffLimit number null Retries of the master before the job fails
-// @optionalParam activeDeadlineSeconds number null Time limit of the master in seconds
+// @optionalParam backoffLimit integer null Retries of the master before the job fails
+// @optionalParam activeDeadlineSeconds integer null Time limit of the master in seconds
 // @optionalParam cpu string null CPU of each replica, as request and limit (e.g. 4)
 // @optionalParam memory string null Memory of each replica, as request and limit (e.g. 16Gi)
 // @optionalParam resources object {} Resources of every replica ({requests, limits}); cpu, memory and the GPU limit go on top

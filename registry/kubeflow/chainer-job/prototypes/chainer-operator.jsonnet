@@ -6,7 +6,7 @@
 // @param name string Name of the operator's objects
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string gcr.io/kubeflow-images-public/chainer-operator:v0.3.0 Operator image
-// @optionalParam v number 2 Log level (the operator's -v flag)
+// @optionalParam v integer 2 Log level (the operator's -v flag)
 // @optionalParam stderrthreshold string INFO Log severity written to stderr (-stderrthreshold)
 // @optionalParam installCRD boolean true Also install the ChainerJob CRD
 

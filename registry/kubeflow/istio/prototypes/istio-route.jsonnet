@@ -7,7 +7,7 @@
 // @param service string Service to route to (its name)
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam serviceNamespace string null Namespace of the Service (default: the route's)
-// @optionalParam port number 8501 Port of the Service (default: tf-serving's REST port 8501; its gRPC port is 8500)
+// @optionalParam port integer 8501 Port of the Service (default: tf-serving's REST port 8501; its gRPC port is 8500)
 // @optionalParam prefix string null URL prefix routed (default: /<name>/)
 // @optionalParam rewrite string null What the prefix becomes (default: unchanged)
 // @optionalParam timeout string null Request timeout (e.g. 300s)

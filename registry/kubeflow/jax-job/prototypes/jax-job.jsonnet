@@ -10,17 +10,17 @@
 // @optionalParam command array ["python3","/opt/kf-example/train.py"] Container command (array, or a space-separated string); the default runs kf's example, mounted from a ConfigMap: a small model trained data-parallel across every process and device on random data, which finishes in seconds
 // @optionalParam args array null Container args (array, or a space-separated string)
 // @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
-// @optionalParam numWorkers number 2 Number of worker replicas
-// @optionalParam numGpus number 0 GPUs per worker
-// @optionalParam workerGpus number null GPUs per worker (default: numGpus)
+// @optionalParam numWorkers integer 2 Number of worker replicas
+// @optionalParam numGpus integer 0 GPUs per worker
+// @optionalParam workerGpus integer null GPUs per worker (default: numGpus)
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector for replicas with GPUs (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations for replicas with GPUs (default: tolerate the gpuResource NoSchedule taint)
 // @optionalParam restartPolicy string OnFailure Replica restart policy: Always, OnFailure, ExitCode or Never
 // @optionalParam cleanPodPolicy string null Pods to delete when the job ends: Running, All or None
-// @optionalParam backoffLimit number null Retries before the job is marked failed
-// @optionalParam activeDeadlineSeconds number null Time limit of the job in seconds
-// @optionalParam ttlSecondsAfterFinished number null Seconds after which a finished job is deleted
+// @optionalParam backoffLimit integer null Retries before the job is marked failed
+// @optionalParam activeDeadlineSeconds integer null Time limit of the job in seconds
+// @optionalParam ttlSecondsAfterFinished integer null Seconds after which a finished job is deleted
 // @optionalParam cpu string null CPU of each replica, as request and limit (e.g. 4)
 // @optionalParam memory string null Memory of each replica, as request and limit (e.g. 16Gi)
 // @optionalParam resources object {} Resources of every replica ({requests, limits}); cpu, memory and the GPU limit go on top

@@ -8,7 +8,7 @@
 // @optionalParam image string registry.k8s.io/jobset/jobset:v0.12.0 Controller image
 // @optionalParam installCRD boolean true Also install the JobSet CRD
 // @optionalParam resources object {"requests":{"cpu":"500m","memory":"128Mi"},"limits":{"memory":"4Gi"}} Resources of the controller container
-// @optionalParam logLevel number 2 Log verbosity (--zap-log-level)
+// @optionalParam logLevel integer 2 Log verbosity (--zap-log-level)
 
 local jobset = import 'kubeflow/jobset/jobset.libsonnet';
 

@@ -12,7 +12,7 @@
 // @optionalParam createProxyToken boolean true Create the proxy token Secret with a random token when it does not exist
 // @optionalParam notebookImage string quay.io/jupyter/scipy-notebook:latest Notebook image of CPU servers
 // @optionalParam gpuImage string quay.io/jupyter/pytorch-notebook:cuda12-latest Notebook image of GPU profiles
-// @optionalParam numGpus number 0 GPUs of the one GPU profile offered when gpuProfiles is empty
+// @optionalParam numGpus integer 0 GPUs of the one GPU profile offered when gpuProfiles is empty
 // @optionalParam gpuProfiles array [] GPU counts offered as profiles, e.g. [1,2,4]
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector of GPU profiles (object or "k=v,k2=v2")
@@ -22,11 +22,11 @@
 // @optionalParam userStorageSize string 10Gi Size of each user's home PVC (null: no persistent home)
 // @optionalParam userStorageClass string null Storage class of home PVCs (default: the cluster's)
 // @optionalParam notebookServiceAccount string null Service account of user servers
-// @optionalParam fsGid number 100 Group owning user home volumes (the notebook images' users group)
+// @optionalParam fsGid integer 100 Group owning user home volumes (the notebook images' users group)
 // @optionalParam cullIdle boolean true Stop servers idle for cullTimeout seconds
-// @optionalParam cullTimeout number 3600 Seconds of inactivity before a server is stopped
-// @optionalParam cullEvery number 600 Seconds between idle checks
-// @optionalParam startTimeout number 300 Seconds a server may take to start
+// @optionalParam cullTimeout integer 3600 Seconds of inactivity before a server is stopped
+// @optionalParam cullEvery integer 600 Seconds between idle checks
+// @optionalParam startTimeout integer 300 Seconds a server may take to start
 // @optionalParam defaultUrl string /lab Page a server opens on
 // @optionalParam baseUrl string / URL prefix of the hub (e.g. /jupyter/ behind a route)
 // @optionalParam authenticator string dummy Authenticator: dummy (any name, no password), github, gitlab or google

@@ -13,12 +13,12 @@
 // @optionalParam runtimeVersion string null Runtime image tag (default: the runtime's)
 // @optionalParam gpuRuntimeVersion string null Runtime image tag when numGpus > 0 (e.g. 2.6.2-gpu)
 // @optionalParam protocolVersion string null Inference protocol: v1, v2, grpc-v1 or grpc-v2
-// @optionalParam minReplicas number null Minimum replicas (0 allows scale to zero in Serverless mode)
-// @optionalParam maxReplicas number null Maximum replicas
+// @optionalParam minReplicas integer null Minimum replicas (0 allows scale to zero in Serverless mode)
+// @optionalParam maxReplicas integer null Maximum replicas
 // @optionalParam scaleMetric string null Autoscaling metric: cpu, memory, concurrency or rps
-// @optionalParam scaleTarget number null Autoscaling target of that metric
+// @optionalParam scaleTarget integer null Autoscaling target of that metric
 // @optionalParam resources object {} Predictor container resources, e.g. {"requests":{"cpu":"1","memory":"2Gi"}}
-// @optionalParam numGpus number 0 GPUs of the predictor
+// @optionalParam numGpus integer 0 GPUs of the predictor
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector when numGpus > 0 (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations when numGpus > 0 (default: tolerate the gpuResource NoSchedule taint)

@@ -13,25 +13,25 @@
 // @optionalParam workerCommand array null Worker command (default, with no workerArgs: /usr/sbin/sshd -De -o StrictModes=no)
 // @optionalParam workerArgs array null Worker args
 // @optionalParam envVars object {} Environment variables of every replica (object, or "K=v,K2=v2")
-// @optionalParam numWorkers number 1 Number of worker replicas
-// @optionalParam numGpus number 0 GPUs per worker
-// @optionalParam workerGpus number null GPUs per worker (default: numGpus)
-// @optionalParam launcherGpus number 0 GPUs of the launcher (no fallback to numGpus)
+// @optionalParam numWorkers integer 1 Number of worker replicas
+// @optionalParam numGpus integer 0 GPUs per worker
+// @optionalParam workerGpus integer null GPUs per worker (default: numGpus)
+// @optionalParam launcherGpus integer 0 GPUs of the launcher (no fallback to numGpus)
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector for replicas with GPUs (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations for replicas with GPUs (default: tolerate the gpuResource NoSchedule taint)
-// @optionalParam slotsPerWorker number null MPI slots per worker (default: the worker GPU count, or 1)
+// @optionalParam slotsPerWorker integer null MPI slots per worker (default: the worker GPU count, or 1)
 // @optionalParam mpiImplementation string OpenMPI MPI implementation: OpenMPI, Intel or MPICH
 // @optionalParam sshAuthMountPath string /root/.ssh Where the SSH keys are mounted (the home of the image's user)
 // @optionalParam runLauncherAsWorker boolean false Also run training processes in the launcher
-// @optionalParam totalGpus number null Total GPUs of the job (ksonnet's mpi-job-simple gpus): sets numWorkers and workerGpus, gpusPerNode per worker
-// @optionalParam gpusPerNode number 8 GPUs a node holds, for totalGpus
+// @optionalParam totalGpus integer null Total GPUs of the job (ksonnet's mpi-job-simple gpus): sets numWorkers and workerGpus, gpusPerNode per worker
+// @optionalParam gpusPerNode integer 8 GPUs a node holds, for totalGpus
 // @optionalParam allowRunAsRoot boolean null Set OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM) on the launcher (default: when sshAuthMountPath is under /root and mpiImplementation is OpenMPI)
 // @optionalParam restartPolicy string OnFailure Replica restart policy: Always, OnFailure, ExitCode or Never
 // @optionalParam cleanPodPolicy string null Pods to delete when the job ends: Running, All or None
-// @optionalParam backoffLimit number null Retries before the job is marked failed
-// @optionalParam activeDeadlineSeconds number null Time limit of the job in seconds
-// @optionalParam ttlSecondsAfterFinished number null Seconds after which a finished job is deleted
+// @optionalParam backoffLimit integer null Retries before the job is marked failed
+// @optionalParam activeDeadlineSeconds integer null Time limit of the job in seconds
+// @optionalParam ttlSecondsAfterFinished integer null Seconds after which a finished job is deleted
 // @optionalParam cpu string null CPU of each replica, as request and limit (e.g. 4)
 // @optionalParam memory string null Memory of each replica, as request and limit (e.g. 16Gi)
 // @optionalParam resources object {} Resources of every replica ({requests, limits}); cpu, memory and the GPU limit go on top

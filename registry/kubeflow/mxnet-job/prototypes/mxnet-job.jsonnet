@@ -10,20 +10,20 @@
 // @optionalParam command array null Container command (array, or a space-separated string); with neither command nor args, the workers train MXNet's MNIST example of the default image (one epoch, 1000 examples), on their GPUs when they have some
 // @optionalParam args array null Container args (array, or a space-separated string)
 // @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
-// @optionalParam numServers number 1 Number of parameter servers
-// @optionalParam numWorkers number 1 Number of worker replicas
-// @optionalParam numGpus number 0 GPUs per worker
-// @optionalParam workerGpus number null GPUs per worker (default: numGpus)
-// @optionalParam serverGpus number 0 GPUs per server (no fallback to numGpus)
-// @optionalParam schedulerGpus number 0 GPUs of the scheduler (no fallback to numGpus)
+// @optionalParam numServers integer 1 Number of parameter servers
+// @optionalParam numWorkers integer 1 Number of worker replicas
+// @optionalParam numGpus integer 0 GPUs per worker
+// @optionalParam workerGpus integer null GPUs per worker (default: numGpus)
+// @optionalParam serverGpus integer 0 GPUs per server (no fallback to numGpus)
+// @optionalParam schedulerGpus integer 0 GPUs of the scheduler (no fallback to numGpus)
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector for replicas with GPUs (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations for replicas with GPUs (default: tolerate the gpuResource NoSchedule taint)
 // @optionalParam restartPolicy string OnFailure Replica restart policy: Always, OnFailure, ExitCode or Never
 // @optionalParam cleanPodPolicy string null Pods to delete when the job ends: Running, All or None
-// @optionalParam backoffLimit number null Retries before the job is marked failed
-// @optionalParam activeDeadlineSeconds number null Time limit of the job in seconds
-// @optionalParam ttlSecondsAfterFinished number null Seconds after which a finished job is deleted
+// @optionalParam backoffLimit integer null Retries before the job is marked failed
+// @optionalParam activeDeadlineSeconds integer null Time limit of the job in seconds
+// @optionalParam ttlSecondsAfterFinished integer null Seconds after which a finished job is deleted
 // @optionalParam cpu string null CPU of each replica, as request and limit (e.g. 4)
 // @optionalParam memory string null Memory of each replica, as request and limit (e.g. 16Gi)
 // @optionalParam resources object {} Resources of every replica ({requests, limits}); cpu, memory and the GPU limit go on top

@@ -16,11 +16,11 @@
 // @optionalParam envVars object {} Environment variables of the transform (object, or "K=v,K2=v2")
 // @optionalParam glob string /* Glob pattern splitting the input into datums
 // @optionalParam inputBranch string null Branch of the input repo (default: master)
-// @optionalParam parallelism number 1 Workers processing datums
-// @optionalParam datumTries number null Tries per datum before it fails
+// @optionalParam parallelism integer 1 Workers processing datums
+// @optionalParam datumTries integer null Tries per datum before it fails
 // @optionalParam cpu numberOrString null CPUs requested by a worker (e.g. 0.5)
 // @optionalParam memory string null Memory request of a worker
-// @optionalParam numGpus number 0 GPUs per worker
+// @optionalParam numGpus integer 0 GPUs per worker
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector when numGpus > 0 (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations when numGpus > 0 (default: tolerate the gpuResource NoSchedule taint)

@@ -10,29 +10,29 @@
 // @optionalParam command array ["python","-m","torch.distributed.run","/opt/kf-example/train.py"] Container command (array, or a space-separated string); the default runs kf's example under torchrun, mounted from a ConfigMap: a small model trained with DistributedDataParallel on random data, which finishes in seconds
 // @optionalParam args array null Container args (array, or a space-separated string)
 // @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
-// @optionalParam numMasters number 1 Number of masters (0 or 1; ignored when elastic)
-// @optionalParam numWorkers number 1 Number of worker replicas
-// @optionalParam numGpus number 0 GPUs per replica
-// @optionalParam masterGpus number null GPUs of the master (default: numGpus)
-// @optionalParam workerGpus number null GPUs per worker (default: numGpus)
+// @optionalParam numMasters integer 1 Number of masters (0 or 1; ignored when elastic)
+// @optionalParam numWorkers integer 1 Number of worker replicas
+// @optionalParam numGpus integer 0 GPUs per replica
+// @optionalParam masterGpus integer null GPUs of the master (default: numGpus)
+// @optionalParam workerGpus integer null GPUs per worker (default: numGpus)
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector for replicas with GPUs (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations for replicas with GPUs (default: tolerate the gpuResource NoSchedule taint)
 // @optionalParam nProcPerNode numberOrString null Processes per pod: auto, cpu, gpu or a number (spec.nprocPerNode)
 // @optionalParam elastic boolean false Elastic training (workers only, spec.elasticPolicy)
-// @optionalParam minReplicas number null Elastic: fewest workers (default: numWorkers)
-// @optionalParam maxReplicas number null Elastic: most workers (default: numWorkers)
-// @optionalParam maxRestarts number null Elastic: torchrun restarts before the job fails
+// @optionalParam minReplicas integer null Elastic: fewest workers (default: numWorkers)
+// @optionalParam maxReplicas integer null Elastic: most workers (default: numWorkers)
+// @optionalParam maxRestarts integer null Elastic: torchrun restarts before the job fails
 // @optionalParam rdzvBackend string c10d Elastic: rendezvous backend (c10d, etcd or etcd-v2)
-// @optionalParam rdzvPort number null Elastic: rendezvous port
+// @optionalParam rdzvPort integer null Elastic: rendezvous port
 // @optionalParam rdzvHost string null Elastic: rendezvous host
 // @optionalParam rdzvId string null Elastic: rendezvous id
 // @optionalParam rdzvConf object {} Elastic: extra rendezvous settings (object or "k=v,k2=v2")
 // @optionalParam restartPolicy string OnFailure Replica restart policy: Always, OnFailure, ExitCode or Never
 // @optionalParam cleanPodPolicy string null Pods to delete when the job ends: Running, All or None
-// @optionalParam backoffLimit number null Retries before the job is marked failed
-// @optionalParam activeDeadlineSeconds number null Time limit of the job in seconds
-// @optionalParam ttlSecondsAfterFinished number null Seconds after which a finished job is deleted
+// @optionalParam backoffLimit integer null Retries before the job is marked failed
+// @optionalParam activeDeadlineSeconds integer null Time limit of the job in seconds
+// @optionalParam ttlSecondsAfterFinished integer null Seconds after which a finished job is deleted
 // @optionalParam cpu string null CPU of each replica, as request and limit (e.g. 4)
 // @optionalParam memory string null Memory of each replica, as request and limit (e.g. 16Gi)
 // @optionalParam resources object {} Resources of every replica ({requests, limits}); cpu, memory and the GPU limit go on top

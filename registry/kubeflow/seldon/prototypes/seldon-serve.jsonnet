@@ -13,12 +13,12 @@
 // @optionalParam gpuImage string null Image used when numGpus > 0 (also replaces a prepackaged server's image)
 // @optionalParam graphName string classifier Name of the graph node (and of its container)
 // @optionalParam predictorName string default Name of the predictor
-// @optionalParam replicas number 1 Replicas of the predictor
+// @optionalParam replicas integer 1 Replicas of the predictor
 // @optionalParam protocol string null API protocol: seldon, v2, kfserving or tensorflow
 // @optionalParam resources object {} Model container resources, e.g. {"requests":{"cpu":"1","memory":"1Gi"}}
 // @optionalParam envVars object {} Environment variables of the model container (object, or "K=v,K2=v2")
 // @optionalParam serviceAccountName string null Service account of the model server
-// @optionalParam numGpus number 0 GPUs of the model container
+// @optionalParam numGpus integer 0 GPUs of the model container
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector when numGpus > 0 (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations when numGpus > 0 (default: tolerate the gpuResource NoSchedule taint)

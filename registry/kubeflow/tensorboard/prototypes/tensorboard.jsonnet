@@ -7,8 +7,8 @@
 // @param logDir string Log directory: gs://..., s3://..., pvc://claim/path or a path (on pvcName)
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string tensorflow/tensorflow:2.18.0 Image holding tensorboard
-// @optionalParam port number 6006 Port TensorBoard listens on
-// @optionalParam servicePort number 80 Port of the Service
+// @optionalParam port integer 6006 Port TensorBoard listens on
+// @optionalParam servicePort integer 80 Port of the Service
 // @optionalParam serviceType string ClusterIP Service type: ClusterIP, NodePort or LoadBalancer
 // @optionalParam pathPrefix string null URL prefix TensorBoard serves under (e.g. /tensorboard/tb/ behind a route that keeps the prefix)
 // @optionalParam resources object {} Container resources
@@ -24,7 +24,7 @@
 // @optionalParam s3UseHttps boolean true Use HTTPS to reach S3
 // @optionalParam s3VerifySsl boolean true Verify the S3 endpoint's certificate
 // @optionalParam s3Mode string sync How s3:// is read: sync (an aws-cli init container and sidecar copy it into the pod) or native (the image reads S3 itself)
-// @optionalParam s3SyncSeconds number 60 Seconds between the sidecar's syncs (new versions / log files)
+// @optionalParam s3SyncSeconds integer 60 Seconds between the sidecar's syncs (new versions / log files)
 // @optionalParam s3SyncImage string amazon/aws-cli:2.17.0 Image of the S3 sync containers
 
 local tensorboard = import 'kubeflow/tensorboard/tensorboard.libsonnet';

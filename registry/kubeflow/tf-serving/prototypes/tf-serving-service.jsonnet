@@ -6,8 +6,8 @@
 // @param name string Name of the Service; it selects pods labelled app=<name>
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam modelName string null Model name used in route URLs (default: name)
-// @optionalParam grpcPort number 8500 gRPC port
-// @optionalParam restPort number 8501 REST (HTTP) port
+// @optionalParam grpcPort integer 8500 gRPC port
+// @optionalParam restPort integer 8501 REST (HTTP) port
 // @optionalParam serviceType string ClusterIP Service type: ClusterIP, NodePort or LoadBalancer
 // @optionalParam monitoring boolean false Add prometheus.io scrape annotations for TF Serving's metrics
 // @optionalParam ambassadorRoute boolean false Also make an Ambassador Mapping /tfserving/models/<model> → the REST API

@@ -10,14 +10,14 @@
 // @optionalParam versionName string v1 Version label of this Deployment (null: the Deployment is named after name alone)
 // @optionalParam image string tensorflow/serving:2.18.0 Image without GPUs
 // @optionalParam gpuImage string tensorflow/serving:2.18.0-gpu Image used when numGpus > 0
-// @optionalParam numGpus number 0 GPUs per replica
+// @optionalParam numGpus integer 0 GPUs per replica
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector when numGpus > 0 (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations when numGpus > 0 (default: tolerate the gpuResource NoSchedule taint)
-// @optionalParam replicas number 1 Number of replicas
+// @optionalParam replicas integer 1 Number of replicas
 // @optionalParam resources object {} Container resources, e.g. {"requests":{"cpu":"1","memory":"2Gi"}}
-// @optionalParam grpcPort number 8500 gRPC port
-// @optionalParam restPort number 8501 REST (HTTP) port
+// @optionalParam grpcPort integer 8500 gRPC port
+// @optionalParam restPort integer 8501 REST (HTTP) port
 // @optionalParam createService boolean true Also make the Service and routes (false for a further version behind an existing Service)
 // @optionalParam serviceType string ClusterIP Service type: ClusterIP, NodePort or LoadBalancer
 // @optionalParam extraArgs array null More tensorflow_model_server flags (array, or a space-separated string)
@@ -34,7 +34,7 @@
 // @optionalParam s3UseHttps boolean true Use HTTPS to reach S3
 // @optionalParam s3VerifySsl boolean true Verify the S3 endpoint's certificate
 // @optionalParam s3Mode string sync How s3:// is read: sync (an aws-cli init container and sidecar copy it into the pod) or native (the image reads S3 itself)
-// @optionalParam s3SyncSeconds number 60 Seconds between the sidecar's syncs (new versions / log files)
+// @optionalParam s3SyncSeconds integer 60 Seconds between the sidecar's syncs (new versions / log files)
 // @optionalParam s3SyncImage string amazon/aws-cli:2.17.0 Image of the S3 sync containers
 // @optionalParam monitoring boolean false Export Prometheus metrics (a --monitoring_config_file ConfigMap and prometheus.io scrape annotations)
 // @optionalParam ambassadorRoute boolean false Also make an Ambassador Mapping /tfserving/models/<model> → the REST API

@@ -10,24 +10,24 @@
 // @optionalParam command array ["python","/opt/kf-example/train.py"] Container command (array, or a space-separated string); the default runs kf's example, mounted from a ConfigMap: a small model trained with MultiWorkerMirroredStrategy on random data, which finishes in seconds (all-reduce only: numPs 0)
 // @optionalParam args array null Container args (array, or a space-separated string)
 // @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
-// @optionalParam numChiefs number 0 Number of chief replicas (0 or 1)
-// @optionalParam numPs number 0 Number of parameter servers (0: all-reduce training)
-// @optionalParam numWorkers number 1 Number of worker replicas
-// @optionalParam numEvaluators number 0 Number of evaluator replicas (0 or 1)
-// @optionalParam numGpus number 0 GPUs per chief, worker and evaluator replica
-// @optionalParam chiefGpus number null GPUs of the chief (default: numGpus)
-// @optionalParam workerGpus number null GPUs per worker (default: numGpus)
-// @optionalParam evaluatorGpus number null GPUs of the evaluator (default: numGpus)
-// @optionalParam psGpus number 0 GPUs per parameter server (no fallback to numGpus)
+// @optionalParam numChiefs integer 0 Number of chief replicas (0 or 1)
+// @optionalParam numPs integer 0 Number of parameter servers (0: all-reduce training)
+// @optionalParam numWorkers integer 1 Number of worker replicas
+// @optionalParam numEvaluators integer 0 Number of evaluator replicas (0 or 1)
+// @optionalParam numGpus integer 0 GPUs per chief, worker and evaluator replica
+// @optionalParam chiefGpus integer null GPUs of the chief (default: numGpus)
+// @optionalParam workerGpus integer null GPUs per worker (default: numGpus)
+// @optionalParam evaluatorGpus integer null GPUs of the evaluator (default: numGpus)
+// @optionalParam psGpus integer 0 GPUs per parameter server (no fallback to numGpus)
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector for replicas with GPUs (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations for replicas with GPUs (default: tolerate the gpuResource NoSchedule taint)
 // @optionalParam restartPolicy string OnFailure Replica restart policy: Always, OnFailure, ExitCode or Never
 // @optionalParam successPolicy string null Set to AllWorkers to wait for every worker (default: chief or worker 0)
 // @optionalParam cleanPodPolicy string null Pods to delete when the job ends: Running, All or None
-// @optionalParam backoffLimit number null Retries before the job is marked failed
-// @optionalParam activeDeadlineSeconds number null Time limit of the job in seconds
-// @optionalParam ttlSecondsAfterFinished number null Seconds after which a finished job is deleted
+// @optionalParam backoffLimit integer null Retries before the job is marked failed
+// @optionalParam activeDeadlineSeconds integer null Time limit of the job in seconds
+// @optionalParam ttlSecondsAfterFinished integer null Seconds after which a finished job is deleted
 // @optionalParam cpu string null CPU of each replica, as request and limit (e.g. 4)
 // @optionalParam memory string null Memory of each replica, as request and limit (e.g. 16Gi)
 // @optionalParam resources object {} Resources of every replica ({requests, limits}); cpu, memory and the GPU limit go on top

@@ -14,10 +14,10 @@
 // @optionalParam command array null Trainer command (array, or a space-separated string)
 // @optionalParam args array null Trainer args (array, or a space-separated string)
 // @optionalParam envVars object {} Trainer environment variables (object, or "K=v,K2=v2")
-// @optionalParam numNodes number null Number of training nodes (default: the runtime's)
-// @optionalParam numProcPerNode number null Processes per node, a whole number (default: the runtime's; torch starts one per GPU, or per CPU)
+// @optionalParam numNodes integer null Number of training nodes (default: the runtime's)
+// @optionalParam numProcPerNode integer null Processes per node, a whole number (default: the runtime's; torch starts one per GPU, or per CPU)
 // @optionalParam resourcesPerNode object {} Resources of each node ({limits, requests}); the GPU limit is added
-// @optionalParam numGpus number 0 GPUs per training node
+// @optionalParam numGpus integer 0 GPUs per training node
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector for the training nodes when numGpus > 0 (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations for the training nodes when numGpus > 0 (default: tolerate the gpuResource NoSchedule taint)

@@ -8,7 +8,7 @@
 // @optionalParam image string ghcr.io/kubeflow/trainer/trainer-controller-manager:v2.3.0 Controller image
 // @optionalParam installCRDs boolean true Also install the trainer.kubeflow.org CRDs
 // @optionalParam featureGates object {} Feature gates (object, or "Gate=true,Other=false"), passed as --feature-gates
-// @optionalParam logLevel number 2 Log verbosity (--zap-log-level)
+// @optionalParam logLevel integer 2 Log verbosity (--zap-log-level)
 
 local trainerController = import 'kubeflow/trainer/trainer-controller.libsonnet';
 
