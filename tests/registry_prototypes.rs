@@ -563,6 +563,37 @@ fn gpu_params_are_type_safe_and_vendor_neutral() {
         err.contains("numGpus: \"two\" is not a whole number"),
         "{err}"
     );
+    // The error starts with the param, the file and line that set it, and the command
+    // that sets it right; the Jsonnet trace (in the package's libraries) follows.
+    let line_of = |file: &str, key: &str| {
+        let text = read(app.root.join(file));
+        1 + text
+            .lines()
+            .position(|l| l.trim_start().starts_with(key))
+            .unwrap()
+    };
+    let at = line_of("environments/prod/params.libsonnet", "numGpus:");
+    assert!(
+        err.starts_with(&format!(
+            "error: component 'bert': environments/prod/params.libsonnet:{at}: param numGpus: 'two' is not a valid integer"
+        )) && err.contains("`kf param set bert numGpus VALUE --env prod` sets it"),
+        "{err}"
+    );
+    // A value the libraries meet inside a List's items (jrsonnet lost that error and said
+    // "infinite recursion detected"), set in the component params.
+    ok(
+        &app.root,
+        &["param", "set", "bert", "numWorkers", "2.5", "--force"],
+    );
+    let err = fails(&app.root, &["show", "default", "-c", "bert"]);
+    let at = line_of("components/params.libsonnet", "numWorkers:");
+    assert!(
+        err.contains(&format!(
+            "components/params.libsonnet:{at}: param numWorkers: '2.5' is not a valid integer (it is not a whole number"
+        )) && err.contains("numWorkers: 2.5 is not a whole number")
+            && !err.contains("infinite recursion"),
+        "{err}"
+    );
 }
 
 /// The runtimes a TrainJob names must exist and have the job and container the TrainJob's

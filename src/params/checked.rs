@@ -163,3 +163,53 @@ fn did_you_mean(key: &str, proto: &Prototype) -> String {
     let quoted: Vec<String> = close.iter().map(|c| format!("'{c}'")).collect();
     format!(" (did you mean {}?)", quoted.join(" or "))
 }
+
+/// A param value of a component that its prototype's type refuses (set with `--force`,
+/// or by hand in a params file).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OffType {
+    pub param: String,
+    pub prototype: String,
+    pub kind: &'static str,
+    pub error: NotOfType,
+}
+
+/// The values in `params` (a component's params, as a render reads them) that are not of
+/// the types the component's prototype declares: a value of the type, or text that reads
+/// as one (`"4"` for an integer, as ksonnet-era params files hold it), passes. Nothing
+/// for a component whose prototype is not one of kf's own (see [`value_to_set`]).
+pub fn off_type_values(app: &App, component: &str, params: &Value) -> Vec<OffType> {
+    let Ok(Some(proto)) = known_prototype(app, component) else {
+        return Vec::new();
+    };
+    if proto.conventions != Conventions::Kf {
+        return Vec::new();
+    }
+    let Some(values) = params.as_object() else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for spec in &proto.params {
+        let Some(value) = values.get(&spec.name) else {
+            continue;
+        };
+        let error = match value {
+            _ if spec.kind.accepts(value) => continue,
+            Value::String(text) => match parse_typed(text, spec.kind) {
+                Ok(_) => continue,
+                Err(e) => e,
+            },
+            _ => match parse_typed(&value.to_string(), spec.kind) {
+                Ok(_) => continue,
+                Err(e) => e,
+            },
+        };
+        found.push(OffType {
+            param: spec.name.clone(),
+            prototype: proto.name.clone(),
+            kind: spec.kind.as_str(),
+            error,
+        });
+    }
+    found
+}

@@ -550,19 +550,23 @@ pub fn render(
                 Ok(Some(read)) => read,
                 Ok(None) => continue,
                 Err(EvalError { message }) => {
+                    let message = with_file(app, component, message);
                     errors.push(ComponentError {
                         component: component.name.clone(),
-                        message: with_file(app, component, message),
+                        message: blame_params(app, &env, module, component, &view, message),
                     });
                     continue;
                 }
             };
             match to_objects(&component.name, value, patch.as_ref()) {
                 Ok(mut objs) => objects.append(&mut objs),
-                Err(message) => errors.push(ComponentError {
-                    component: component.name.clone(),
-                    message: format!("{}: {message}", rel(app, &component.path)),
-                }),
+                Err(message) => {
+                    let message = format!("{}: {message}", rel(app, &component.path));
+                    errors.push(ComponentError {
+                        component: component.name.clone(),
+                        message: blame_params(app, &env, module, component, &view, message),
+                    });
+                }
             }
         }
         if options.leak_engines {
@@ -685,6 +689,55 @@ fn env_main(
             message: "must evaluate to an object keyed by component name".into(),
         }),
     }
+}
+
+/// A component that failed to render, with first the param values of it that its
+/// prototype's types refuse, each with the params file and line that set it: such a
+/// value (set with --force, or by hand) is the usual cause, and the Jsonnet trace ends
+/// in the package's libraries, never in the params file (or, when jrsonnet loses the
+/// error inside an array comprehension, says only "infinite recursion detected").
+fn blame_params(
+    app: &App,
+    env: &Environment,
+    module: &Module,
+    component: &Component,
+    view: &EnvView,
+    message: String,
+) -> String {
+    let Ok(Some(params)) = view.entry_json(&component.name) else {
+        return message;
+    };
+    let off = crate::params::checked::off_type_values(app, &component.name, &params);
+    if off.is_empty() {
+        return message;
+    }
+    // Where a value is set: the env's params override the module's.
+    let set_at = |param: &str| -> Option<(String, bool)> {
+        let places = [
+            (env_params_path(app, env), component.name.as_str()),
+            (module.params_path(), component.local.as_str()),
+        ];
+        places.into_iter().enumerate().find_map(|(i, (path, key))| {
+            let text = app.read_text(&path).ok()?;
+            let path_in = ["components", key, param];
+            let line = crate::params::structure::line_of_field_path(&text, path_in.into_iter())?;
+            Some((format!("{}:{line}", rel(app, &path)), i == 0))
+        })
+    };
+    let mut out = String::new();
+    for o in &off {
+        let (place, in_env) = set_at(&o.param).unwrap_or_else(|| ("its params".to_string(), false));
+        let flag = if in_env {
+            format!(" --env {}", env.name)
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "{place}: param {}: {}; prototype {} declares it of type {} (`kf param set {} {} VALUE{flag}` sets it)\n",
+            o.param, o.error, o.prototype, o.kind, component.name, o.param
+        ));
+    }
+    format!("{out}rendering it failed: {message}")
 }
 
 /// jrsonnet errors about missing fields or imports carry no location; name the file.

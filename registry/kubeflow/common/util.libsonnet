@@ -106,11 +106,17 @@
   labels(name, extra={}):: { app: name } + (if self.isNone(extra) then {} else self.kvObject(extra)),
 
   // A v1 List of the given objects (nulls dropped); kf flattens it on output.
-  list(items):: {
-    apiVersion: 'v1',
-    kind: 'List',
-    items: [i for i in items if i != null],
-  },
+  list(items)::
+    // Every item is evaluated by foldl before the comprehension reads it: an error in an
+    // item (a bad param value) that an array comprehension meets first is lost by
+    // jrsonnet 0.5.0-pre98 (its eager path fails, and the lazy one it falls back to
+    // finds the item half-evaluated), which reports "infinite recursion detected".
+    local present = std.foldl(function(n, i) if i == null then n else n + 1, items, 0);
+    {
+      apiVersion: 'v1',
+      kind: 'List',
+      items: if present == 0 then [] else [i for i in items if i != null],
+    },
 
   // Drops fields whose value is null, {} or [] (one level deep).
   prune(o):: {
