@@ -615,3 +615,52 @@ fn argo_workflow_defaults_train_to_a_pvc_the_serve_step_reads() {
     assert!(train["container"].get("command").is_none(), "{train}");
     assert_eq!(train["container"]["image"], "gcr.io/my/mnist-train:1");
 }
+
+/// A TrainJob with defaults trains: Trainer v2.3's torch-distributed runtime runs no
+/// command of its own, so kf's pytorch-job example runs under torchrun, which reads the
+/// PET_* settings the torch plugin gives the trainer container (kubeflow/trainer v2.3.0
+/// pkg/runtime/framework/plugins/torch/torch.go); the script is mounted from a ConfigMap
+/// through the runtimePatches pod patch. Another runtime, image or args: no example.
+#[test]
+fn train_job_defaults_run_kfs_example_under_torchrun() {
+    let app = new_app();
+    ok(&app.root, &["generate", "train-job", "tj"]);
+    let objs = render(&app, "tj");
+    assert_eq!(objs[0]["kind"], "ConfigMap");
+    assert_eq!(objs[0]["metadata"]["name"], "tj-example");
+    assert!(
+        objs[0]["data"]["train.py"]
+            .as_str()
+            .unwrap()
+            .contains("DistributedDataParallel")
+    );
+    let job = &objs[1];
+    assert_eq!(
+        job["spec"]["trainer"]["command"],
+        serde_json::json!(["torchrun", "/opt/kf-example/train.py"])
+    );
+    let pod = &job["spec"]["runtimePatches"][0]["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"]
+        [0]["template"]["spec"]["template"]["spec"];
+    assert_eq!(pod["containers"][0]["name"], "node");
+    assert_eq!(
+        pod["containers"][0]["volumeMounts"][0]["mountPath"],
+        "/opt/kf-example"
+    );
+    assert_eq!(pod["volumes"][0]["configMap"]["name"], "tj-example");
+
+    for (name, flag) in [
+        ("own-image", "--image=registry.example.com/train:1"),
+        ("other-runtime", "--runtimeRef=deepspeed-distributed"),
+        ("own-args", "--args=--epochs 3"),
+    ] {
+        ok(&app.root, &["generate", "train-job", name, flag]);
+        let objs = render(&app, name);
+        assert_eq!(objs.len(), 1, "{name}");
+        assert!(
+            objs[0]["spec"]["trainer"].get("command").is_none(),
+            "{name}: {}",
+            objs[0]["spec"]
+        );
+        assert!(objs[0]["spec"].get("runtimePatches").is_none(), "{name}");
+    }
+}

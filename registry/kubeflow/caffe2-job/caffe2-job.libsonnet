@@ -11,6 +11,36 @@ local util = import 'kubeflow/common/util.libsonnet';
 
 {
   containerName:: 'caffe2',
+  stockImage:: 'kubeflow/caffe2:py2-cuda9.0-cudnn7-ubuntu16.04',
+
+  // What a job given no command, args or image of its own trains: the image's ResNet-50
+  // trainer (examples/resnet50_redis.yaml runs it) on simulated images (`--train_data=null`,
+  // the trainer's own option), four iterations of 32 images per replica, one epoch, with the
+  // rendezvous flags of the backend from the operator's env (REDIS_HOST, REDIS_PORT,
+  // NFS_PATH, SHARD_ID, NUM_SHARDS, RUN_ID: pkg/controller/controller_pod.go); on the
+  // GPUs when the pods have them, else on the CPU.
+  example(params, n, backend)::
+    local gpus = jobs.gpus(params);
+    local own = !util.isNone(util.get(params, 'command')) || !util.isNone(util.get(params, 'args'))
+                || util.get(params, 'image', $.stockImage) != $.stockImage;
+    if own then {}
+    else {
+      command: ['python', '/usr/local/caffe2/caffe2/python/examples/resnet50_trainer.py'],
+      args: [
+        '--train_data=null',
+        '--batch_size=32',
+        '--epoch_size=%d' % (128 * n),
+        '--num_epochs=1',
+        '--num_shards=$(NUM_SHARDS)',
+        '--shard_id=$(SHARD_ID)',
+        '--run_id=$(RUN_ID)',
+      ] + (if gpus > 0 then ['--num_gpus=%d' % gpus] else ['--use_cpu=True'])
+      + (if n == 1 then []
+         else ['--distributed_interfaces=eth0']
+              + (if backend.backendType == 'redis' then ['--redis_host=$(REDIS_HOST)', '--redis_port=$(REDIS_PORT)']
+                 else if backend.backendType == 'nfs' then ['--file_store_path=$(NFS_PATH)']
+                 else [])),
+    },
 
   // spec.backendSpecs: the backend the operator would pick when none is given (none for
   // one replica, redis for more), with what that backend needs.
@@ -33,14 +63,16 @@ local util = import 'kubeflow/common/util.libsonnet';
   job(params, env)::
     local n = jobs.count(params, 'numReplicas', 1);
     if n == 0 then error 'numReplicas: must be at least 1'
-    else jobs.resource(params, env, 'kubeflow.org/v1alpha1', 'Caffe2Job', {
-      backendSpecs: $.backendSpecs(params, n),
+    else
+      local backend = $.backendSpecs(params, n);
+      jobs.resource(params, env, 'kubeflow.org/v1alpha1', 'Caffe2Job', {
+      backendSpecs: backend,
       replicaSpecs: {
         replicas: n,
         template: {
           spec: replicas.podSpec(jobs.replica(params, $.containerName, n, null, {
             podRestartPolicy: util.oneOf(util.get(params, 'restartPolicy', 'Never'), ['OnFailure', 'Never'], 'restartPolicy'),
-          })),
+          } + $.example(params, n, backend))),
         },
       },
     }),

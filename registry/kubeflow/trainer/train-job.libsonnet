@@ -8,6 +8,7 @@
 // runtimes): trainer.kubeflow.org_trainjobs.yaml of kubeflow/trainer v2.3.0.
 local gpu = import 'kubeflow/common/gpu.libsonnet';
 local jobs = import 'kubeflow/common/jobs.libsonnet';
+local k8s = import 'kubeflow/common/k8s.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
 
 {
@@ -25,6 +26,21 @@ local util = import 'kubeflow/common/util.libsonnet';
       local n = util.toInt(v, 'numProcPerNode');
       if n < 1 then error 'numProcPerNode: %d is less than 1' % n else n,
 
+  // What a TrainJob with defaults trains: kf's pytorch-job example under torchrun, which
+  // reads the PET_NNODES, PET_NPROC_PER_NODE, PET_NODE_RANK, PET_MASTER_ADDR and
+  // PET_MASTER_PORT the torch plugin gives the trainer container
+  // (pkg/runtime/framework/plugins/torch/torch.go; the runtime itself runs no command).
+  // It goes with the torch-distributed runtime and its image only: a command of its own
+  // for any other runtime, image or args.
+  exampleRuntime:: 'torch-distributed',
+  command(params)::
+    local command = util.get(params, 'command');
+    local own = !util.isNone(util.get(params, 'args')) || !util.isNone(util.get(params, 'image'))
+                || util.get(params, 'runtimeRef', $.exampleRuntime) != $.exampleRuntime;
+    if std.member(util.toArgs(command), jobs.example.script) && own then null else command,
+  runsExample(params)::
+    std.member(util.toArgs($.command(params)) + util.toArgs(util.get(params, 'args')), jobs.example.script),
+
   // The trainer's container in the Kubeflow runtimes (torch_distributed.yaml and the
   // others of Trainer v2.3: replicated job `node`, container `node`).
   trainerContainer:: 'node',
@@ -35,15 +51,29 @@ local util = import 'kubeflow/common/util.libsonnet';
   // every v1 job kind has, and the GPU placement.
   podPatch(params, g)::
     local storage = jobs.volumes(params);
+    local example = $.runsExample(params);
+    local volumes = storage.volumes
+                    + (if example then [{ name: jobs.example.volume, configMap: { name: params.name + '-example' } }] else []);
+    local mounts = storage.volumeMounts
+                   + (if example then [{ name: jobs.example.volume, mountPath: jobs.example.dir, readOnly: true }] else []);
     util.prune({
       serviceAccountName: util.get(params, 'serviceAccountName'),
       imagePullSecrets: [{ name: s } for s in util.toArray(util.get(params, 'imagePullSecrets'))],
-      volumes: storage.volumes,
-      containers: if storage.volumeMounts == [] then []
-      else [{ name: $.trainerContainer, volumeMounts: storage.volumeMounts }],
+      volumes: volumes,
+      containers: if mounts == [] then []
+      else [{ name: $.trainerContainer, volumeMounts: mounts }],
     }) + gpu.podSpec(g.count, g.resource, g.nodeSelector, g.tolerations),
 
+  // The TrainJob, and before it, when it runs kf's example, the example's ConfigMap.
   trainJob(params, env)::
+    if !$.runsExample(params) then $.job(params, env)
+    else util.list([
+      k8s.configMap(params.name + '-example', util.namespace(params, env), util.labels(params.name),
+                    { 'train.py': importstr 'kubeflow/pytorch-job/example/train.py' }),
+      $.job(params, env),
+    ]),
+
+  job(params, env)::
     local g = gpu.settings(params);
     local base = util.get(params, 'resourcesPerNode', {});
     local perNode = jobs.resources(params + { resources: if std.isObject(base) then base
@@ -67,7 +97,7 @@ local util = import 'kubeflow/common/util.libsonnet';
         },
         trainer: util.prune({
           image: util.toStringOrNull(gpu.image(g.count, util.get(params, 'image'), g.image)),
-          command: util.toArgs(util.get(params, 'command')),
+          command: util.toArgs($.command(params)),
           args: util.toArgs(util.get(params, 'args')),
           env: util.envVars(util.envParam(params)),
           numNodes: if numNodes == null then null else util.toInt(numNodes, 'numNodes'),

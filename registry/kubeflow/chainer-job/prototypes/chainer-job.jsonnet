@@ -7,9 +7,9 @@
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string everpeace/chainermn:1.3.0 Image of pods without GPUs
 // @optionalParam gpuImage string null Image of pods with GPUs (null: use image)
-// @optionalParam command array null Master command, e.g. mpiexec ... (array, or a space-separated string)
+// @optionalParam command array null Master command, e.g. mpiexec ... (array, or a space-separated string); with none, no args and the default image, the master runs ChainerMN's MNIST example under mpiexec on every slot
 // @optionalParam args array null Master args (array, or a space-separated string)
-// @optionalParam workerCommand array null Worker command (default: the image entrypoint)
+// @optionalParam workerCommand array null Worker command (default, with no workerArgs: a shell that stays up for the master's mpiexec)
 // @optionalParam workerArgs array null Worker args
 // @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
 // @optionalParam numWorkers integer 0 Workers of worker set ws0 (0: a single-pod job)

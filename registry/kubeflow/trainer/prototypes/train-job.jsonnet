@@ -11,7 +11,7 @@
 // @optionalParam runtimeKind string ClusterTrainingRuntime ClusterTrainingRuntime or TrainingRuntime (same namespace)
 // @optionalParam image string null Trainer image (default: the runtime's)
 // @optionalParam gpuImage string null Trainer image when numGpus > 0 (default: image)
-// @optionalParam command array null Trainer command (array, or a space-separated string)
+// @optionalParam command array ["torchrun","/opt/kf-example/train.py"] Trainer command (array, or a space-separated string); the default, with the torch-distributed runtime and its image, runs kf's pytorch-job example under torchrun, mounted from a ConfigMap: a small model trained with DistributedDataParallel across every node and process on random data, in seconds
 // @optionalParam args array null Trainer args (array, or a space-separated string)
 // @optionalParam envVars object {} Trainer environment variables (object, or "K=v,K2=v2")
 // @optionalParam numNodes integer null Number of training nodes (default: the runtime's)
