@@ -22,6 +22,18 @@ const PAGE: &str = r#"# {{short}}
 {{/each}}
 
 {{/if}}
+{{#if checked}}
+## Checked against
+
+{{#each checked}}- {{this}}
+{{/each}}
+
+How: tests/ml_prototypes.rs renders this prototype's defaults and every `kf generate` of it in its
+package README, as written, and checks the container the operator configures, that a command or
+entrypoint that trains or serves runs in it, that the GPU limit lands on it, and that an image you
+give is the one that runs.
+
+{{/if}}
 ## Usage
 
 ```sh
@@ -106,6 +118,7 @@ fn page_data(proto: &Prototype) -> Value {
         "gpu": gpu,
         "readme": readme,
         "requires": proto.requires,
+        "checked": proto.checked_against,
     })
 }
 

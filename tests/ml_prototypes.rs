@@ -664,3 +664,295 @@ fn train_job_defaults_run_kfs_example_under_torchrun() {
         assert!(objs[0]["spec"].get("runtimePatches").is_none(), "{name}");
     }
 }
+
+/// A training job or model server, and what the operator (or server) that runs it
+/// requires; each prototype's `@checkedAgainst` lines cite the upstream source.
+struct Target {
+    prototype: &'static str,
+    package: &'static str,
+    /// Flags `kf generate` needs besides the name.
+    required: &'static [&'static str],
+    /// The container the operator configures (its default container name); `None` when
+    /// it takes the pod's first container, whatever its name.
+    container: Option<&'static str>,
+    /// Pods (by a part of their path in the object) whose container runs the image's own
+    /// entrypoint by design: MXNet's scheduler and servers (training-operator v1.8.1's
+    /// e2e test gives them no command), TF Serving's model server.
+    entrypoint: &'static [&'static str],
+}
+
+const TARGETS: &[Target] = &[
+    Target {
+        prototype: "tf-job",
+        package: "tf-training",
+        required: &[],
+        container: Some("tensorflow"),
+        entrypoint: &[],
+    },
+    Target {
+        prototype: "pytorch-job",
+        package: "pytorch-job",
+        required: &[],
+        container: Some("pytorch"),
+        entrypoint: &[],
+    },
+    Target {
+        prototype: "xgboost-job",
+        package: "xgboost-job",
+        required: &[],
+        container: Some("xgboost"),
+        entrypoint: &[],
+    },
+    Target {
+        prototype: "paddle-job",
+        package: "paddle-job",
+        required: &[],
+        container: Some("paddle"),
+        entrypoint: &[],
+    },
+    Target {
+        prototype: "jax-job",
+        package: "jax-job",
+        required: &[],
+        container: Some("jax"),
+        entrypoint: &[],
+    },
+    Target {
+        prototype: "mxnet-job",
+        package: "mxnet-job",
+        required: &[],
+        container: Some("mxnet"),
+        entrypoint: &["Scheduler", "Server"],
+    },
+    Target {
+        prototype: "mpi-job",
+        package: "mpi-job",
+        required: &[],
+        container: None,
+        entrypoint: &[],
+    },
+    Target {
+        prototype: "caffe2-job",
+        package: "caffe2-job",
+        required: &[],
+        container: Some("caffe2"),
+        entrypoint: &[],
+    },
+    Target {
+        prototype: "chainer-job",
+        package: "chainer-job",
+        required: &[],
+        container: Some("chainer"),
+        entrypoint: &[],
+    },
+    Target {
+        prototype: "train-job",
+        package: "trainer",
+        required: &[],
+        container: Some("node"),
+        entrypoint: &[],
+    },
+    Target {
+        prototype: "tf-serving",
+        package: "tf-serving",
+        required: &["--modelBasePath=gs://example-models/mnist"],
+        container: Some("tf-serving"),
+        entrypoint: &["template"],
+    },
+    Target {
+        prototype: "kserve",
+        package: "kserve",
+        required: &["--storageUri=gs://example-models/mnist"],
+        container: None,
+        entrypoint: &["predictor"],
+    },
+];
+
+/// The workloads of a rendered component, each as (where, the container that trains or
+/// serves): every pod's containers, a TrainJob's trainer (which Trainer applies to the
+/// runtime's `node` container) and an InferenceService's model (KServe picks the runtime).
+fn workloads(objs: &[Value]) -> Vec<(String, Value)> {
+    fn walk(v: &Value, path: &str, out: &mut Vec<(String, Value)>) {
+        match v {
+            Value::Object(o) => {
+                if let Some(cs) = o.get("containers").and_then(Value::as_array)
+                    && cs.iter().any(|c| c.get("image").is_some())
+                {
+                    for c in cs {
+                        out.push((path.to_string(), c.clone()));
+                    }
+                }
+                for (k, c) in o {
+                    walk(c, &format!("{path}/{k}"), out);
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|c| walk(c, path, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for obj in objs {
+        let kind = obj["kind"].as_str().unwrap_or_default();
+        match kind {
+            "TrainJob" => {
+                let trainer = obj["spec"].get("trainer").cloned().unwrap_or_default();
+                let mut c = serde_json::json!({"name": "node"});
+                for k in ["image", "command", "args"] {
+                    if let Some(v) = trainer.get(k) {
+                        c[k] = v.clone();
+                    }
+                }
+                if let Some(r) = trainer.get("resourcesPerNode") {
+                    c["resources"] = r.clone();
+                }
+                out.push(("TrainJob/trainer".into(), c));
+            }
+            "InferenceService" => {
+                out.push((
+                    "predictor".into(),
+                    obj["spec"]["predictor"]["model"].clone(),
+                ));
+            }
+            "ConfigMap" | "Service" | "PersistentVolumeClaim" | "Role" | "RoleBinding" => {}
+            _ => walk(&obj["spec"], kind, &mut out),
+        }
+    }
+    out
+}
+
+/// What every rendering of `target` must show: the operator's container in every pod, a
+/// command (or an entrypoint that runs by design), GPUs only on that container, and the
+/// image the user gave, if any, in every workload.
+fn check_workloads(target: &Target, what: &str, objs: &[Value], image: Option<&str>) {
+    let found = workloads(objs);
+    assert!(!found.is_empty(), "{what}: nothing runs: {objs:?}");
+    for (path, c) in &found {
+        if let Some(name) = target.container {
+            assert_eq!(
+                c["name"], name,
+                "{what}: {path}: the operator configures container {name}"
+            );
+        }
+        let runs = c.get("command").is_some() || c.get("args").is_some();
+        let entrypoint = target.entrypoint.iter().any(|p| path.contains(p))
+            || (image.is_some() && c.get("command").is_none());
+        assert!(runs || entrypoint, "{what}: {path}: no command runs in {c}");
+        if let Some(image) = image
+            && (c.get("image").is_some() || path.starts_with("TrainJob"))
+        {
+            assert_eq!(
+                c["image"], image,
+                "{what}: {path}: the user's image is replaced"
+            );
+        }
+    }
+}
+
+/// `kf generate <prototype> …` lines of a package README, continuations joined, split as
+/// a shell would (quotes only: the examples use no other shell syntax).
+fn readme_generates(package: &str, prototype: &str) -> Vec<Vec<String>> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("registry/kubeflow");
+    let text = read(root.join(package).join("README.md")).replace("\\\n", " ");
+    let prefix = format!("kf generate {prototype} ");
+    text.lines()
+        .filter(|l| l.starts_with(&prefix))
+        .map(|l| {
+            let line = l.split(" # ").next().unwrap();
+            assert!(
+                !line.contains('$') && !line.contains('`'),
+                "{package}: {line}"
+            );
+            let (mut words, mut word, mut quote) = (Vec::new(), String::new(), None);
+            for ch in line.chars() {
+                match (quote, ch) {
+                    (None, '"' | '\'') => quote = Some(ch),
+                    (Some(q), _) if ch == q => quote = None,
+                    (None, c) if c.is_whitespace() => {
+                        if !word.is_empty() {
+                            words.push(std::mem::take(&mut word));
+                        }
+                    }
+                    _ => word.push(ch),
+                }
+            }
+            words.push(word);
+            words
+        })
+        .collect()
+}
+
+/// The "Done when" of the ML prototypes: for every job kind and model server, its
+/// defaults, its defaults with a GPU, an image of the user's, and each `kf generate` of
+/// it in its package README as written, render what its operator runs.
+#[test]
+fn every_job_and_server_runs_its_defaults_gpus_images_and_readme_examples() {
+    let app = new_app();
+    let generate = |name: &str, target: &Target, extra: &[&str]| {
+        let mut args = vec!["generate", target.prototype, name];
+        args.extend(target.required);
+        args.extend(extra);
+        ok(&app.root, &args);
+        render(&app, name)
+    };
+    for (i, target) in TARGETS.iter().enumerate() {
+        let what = target.prototype;
+        // Its page says which upstream release and files it was checked against.
+        let page = read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(format!("docs/prototypes/{what}.md")),
+        );
+        assert!(
+            page.contains("## Checked against\n\n- "),
+            "docs/prototypes/{what}.md names no upstream release it was checked against"
+        );
+        let objs = generate(&format!("d{i}"), target, &[]);
+        check_workloads(target, &format!("{what} defaults"), &objs, None);
+
+        ok(
+            &app.root,
+            &["param", "set", &format!("d{i}"), "numGpus", "1"],
+        );
+        let objs = render(&app, &format!("d{i}"));
+        check_workloads(target, &format!("{what} with a GPU"), &objs, None);
+        let gpu: Vec<String> = workloads(&objs)
+            .iter()
+            .filter(|(_, c)| asks_for_gpus(c))
+            .map(|(p, c)| format!("{p}:{}", c["name"].as_str().unwrap_or("model")))
+            .collect();
+        assert!(!gpu.is_empty(), "{what}: numGpus 1 gave no workload a GPU");
+
+        if target.prototype != "kserve" {
+            let own = "registry.example.com/ml/own:1";
+            let objs = generate(
+                &format!("i{i}"),
+                target,
+                &["--image=registry.example.com/ml/own:1", "--numGpus=1"],
+            );
+            check_workloads(target, &format!("{what} --image"), &objs, Some(own));
+        }
+
+        let examples = readme_generates(target.package, target.prototype);
+        assert!(
+            !examples.is_empty(),
+            "{}: its README has no kf generate {what}",
+            target.package
+        );
+        for words in examples {
+            let fresh = new_app();
+            let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+            ok(&fresh.root, &args);
+            let out = ok(
+                &fresh.root,
+                &["show", "default", "-c", args[2], "-o", "json"],
+            );
+            let list: Value = serde_json::from_str(&out).unwrap();
+            let image = args.iter().find_map(|a| a.strip_prefix("--image="));
+            check_workloads(
+                target,
+                &words.join(" "),
+                list["items"].as_array().unwrap(),
+                image,
+            );
+        }
+    }
+}

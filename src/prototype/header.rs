@@ -28,6 +28,9 @@ pub struct Prototype {
     /// What must be on the cluster for its objects to run (`// @requires` lines, kf's own
     /// directive: an operator, CRDs, a Secret), in the order written.
     pub requires: Vec<String>,
+    /// The upstream releases and source files its output was checked against, and how
+    /// (`// @checkedAgainst` lines, kf's own directive), in the order written.
+    pub checked_against: Vec<String>,
     pub conventions: Conventions,
 }
 
@@ -126,6 +129,7 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
         source: source_name.to_string(),
         package: None,
         requires: Vec::new(),
+        checked_against: Vec::new(),
         conventions: Conventions::Ksonnet,
     };
     for (line, name, value) in directives {
@@ -136,6 +140,9 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
             "shortDescription" => proto.short_description = value,
             "requires" => proto
                 .requires
+                .push(value.split_whitespace().collect::<Vec<_>>().join(" ")),
+            "checkedAgainst" => proto
+                .checked_against
                 .push(value.split_whitespace().collect::<Vec<_>>().join(" ")),
             "param" => {
                 let parts: Vec<&str> = value.splitn(3, ' ').collect();

@@ -5,6 +5,7 @@
 // @requires Argo Workflows (the `argo` prototype)
 // @requires For serveKind kserve: KServe (its controller and the serving.kserve.io CRDs)
 // @requires For s3:// or gs:// model paths: the credential Secret named by s3SecretName or gcpCredentialSecretName
+// @checkedAgainst Argo Workflows v4.1.2: container and resource templates (successCondition); KServe v0.20.0's tensorflow runtime loads numbered SavedModel folders under storageUri; kf's example ran here on TensorFlow 2.18 (export and reload through its signature)
 // @param name string Name of the Workflow
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam modelDir string null Where training writes the model and serving reads it (gs://, s3://, pvc://claim/path); default: pvc://<name>-model/model, on a PVC the component makes

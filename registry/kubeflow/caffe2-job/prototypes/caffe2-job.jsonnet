@@ -3,6 +3,7 @@
 // @description A Caffe2 training job (kubeflow.org/v1alpha1 Caffe2Job) in the format of the archived kubeflow/caffe2-operator: numReplicas pods coordinated through spec.backendSpecs (none, redis with redisHost/redisPort, or nfs with nfsPath; none for 1 replica and redis otherwise, as the operator picks). No maintained operator serves this kind. Pods with numGpus > 0 get the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations.
 // @shortDescription A Caffe2 training job (Caffe2Job, legacy, unmaintained operator) with GPUs.
 // @requires The caffe2-operator prototype (the archived operator and its Caffe2Job CRD)
+// @checkedAgainst kubeflow/caffe2-operator (archived): container `caffe2`, `backendSpecs` (pkg/apis/caffe2/v1alpha1/types.go), the REDIS_HOST, REDIS_PORT, NFS_PATH, SHARD_ID, NUM_SHARDS and RUN_ID it gives each pod (pkg/controller/controller_pod.go), and examples/resnet50_redis.yaml
 // @param name string Name of the Caffe2Job
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string kubeflow/caffe2:py2-cuda9.0-cudnn7-ubuntu16.04 Image of pods without GPUs

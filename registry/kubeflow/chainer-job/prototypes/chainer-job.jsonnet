@@ -3,6 +3,7 @@
 // @description A Chainer / ChainerMN training job (kubeflow.org/v1alpha1 ChainerJob) for the archived kubeflow/chainer-operator: a master and, when numWorkers > 0, one worker set "ws0" with backend mpi and mpiConfig.slots set to the GPUs per pod (or 1). masterGpus and workerGpus fall back to numGpus; pods with GPUs get the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations.
 // @shortDescription A Chainer / ChainerMN training job (ChainerJob, legacy) with GPUs.
 // @requires The chainer-operator prototype (the archived operator and its ChainerJob CRD)
+// @checkedAgainst kubeflow/chainer-operator (archived; image v0.3.0): container `chainer` (pkg/apis/chainer/v1alpha1/constants.go), the master's mpiexec through its kubectl-exec agent (pkg/controllers/backends/mpi), examples/chainerjob-mn.yaml and its image's /train_mnist.py (examples/docker/chainermn/Dockerfile)
 // @param name string Name of the ChainerJob
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string everpeace/chainermn:1.3.0 Image of pods without GPUs

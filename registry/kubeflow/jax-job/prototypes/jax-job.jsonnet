@@ -3,6 +3,7 @@
 // @description A distributed JAX training job (kubeflow.org/v1 JAXJob, training-operator v1.9+): numWorkers Workers, worker 0 being the coordinator. Workers get workerGpus (default numGpus), the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations.
 // @shortDescription A distributed JAX training job (JAXJob) with GPUs.
 // @requires The training-operator prototype v1.9 with jaxjob in its schemes
+// @checkedAgainst Kubeflow training-operator v1.9.2: container `jax` (pkg/apis/kubeflow.org/v1/jax_types.go); COORDINATOR_ADDRESS, COORDINATOR_PORT, NUM_PROCESSES and PROCESS_ID, as examples/jax/cpu-demo/train.py reads them
 // @param name string Name of the JAXJob
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string docker.io/kubeflow/jaxjob-simple:latest Image of replicas without GPUs

@@ -4,6 +4,7 @@
 // @shortDescription A KServe InferenceService (any framework), with GPUs.
 // @requires KServe: the kserve-controller prototype (controller and serving.kserve.io CRDs) and kserve-runtimes (ServingRuntimes)
 // @requires For private storageUri: a ServiceAccount (serviceAccountName) listing the credential Secret
+// @checkedAgainst KServe v0.20.0: InferenceService `predictor.model` (format, storageUri, resources) and the GPU tag of its tensorflow runtime (config/runtimes/kserve-tensorflow-serving.yaml)
 // @param name string Name of the InferenceService
 // @param storageUri string Where the model is: gs://, s3://, pvc://claim/path, https:// or hf://
 // @optionalParam namespace string null Namespace (default: the environment's namespace)

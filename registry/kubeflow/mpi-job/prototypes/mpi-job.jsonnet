@@ -3,6 +3,7 @@
 // @description An MPI training job (kubeflow.org/v2beta1 MPIJob, e.g. Horovod or plain mpirun) run by the MPI Operator: one Launcher running command/args and numWorkers Workers reached over SSH. Workers get workerGpus (default numGpus), the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations; the launcher gets launcherGpus (default 0). slotsPerWorker defaults to the worker GPU count (or 1).
 // @shortDescription An MPI / Horovod training job (MPIJob v2beta1) with GPUs.
 // @requires The mpi-operator prototype (MPI Operator v0.8 and the MPIJob v2beta1 CRD)
+// @checkedAgainst MPI Operator v0.8 (MPIJob v2beta1): launcher and workers' first containers, SSH keys from a Secret, sshd with StrictModes off as its build/base/Dockerfile sets it (kubeflow/mpi-operator#424); Horovod 0.28.1's examples/pytorch/pytorch_synthetic_benchmark.py
 // @param name string Name of the MPIJob
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string horovod/horovod:0.28.1 Image of replicas without GPUs (must hold mpirun and sshd)

@@ -3,6 +3,7 @@
 // @description An Apache MXNet training job (kubeflow.org/v1 MXJob, jobMode MXTrain): one Scheduler, numServers parameter Servers and numWorkers Workers. Served by the training-operator up to v1.8 (v1.9 dropped MXJob). Workers get workerGpus (default numGpus), the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations; the scheduler and servers get schedulerGpus / serverGpus (default 0).
 // @shortDescription A distributed MXNet training job (MXJob) with GPUs.
 // @requires A training-operator v1.8.x with mxjob in its schemes (v1.9 removed MXJob)
+// @checkedAgainst Kubeflow training-operator v1.8.1, the last release with MXJob: container `mxnet` (pkg/apis/kubeflow.org/v1/mxnet_types.go); the workers' MNIST command of sdk/python/test/e2e/test_e2e_mxjob.py
 // @param name string Name of the MXJob
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string kubeflow/mxnet-gpu:latest Image of replicas without GPUs

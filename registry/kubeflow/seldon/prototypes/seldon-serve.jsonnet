@@ -4,6 +4,7 @@
 // @shortDescription A Seldon Core SeldonDeployment for one model, with GPUs.
 // @requires The seldon-operator prototype (the Seldon Core v1 operator and the SeldonDeployment CRD)
 // @requires For private modelUri: the Secret named by envSecretRefName
+// @checkedAgainst Seldon Core v1.17.1: prepackaged servers (operator/controllers/seldondeployment_prepackaged_servers.go); for TENSORFLOW_SERVER the GPU goes to the `tfserving` container it adds, not to the proxy
 // @param name string Name of the SeldonDeployment
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam implementation string SKLEARN_SERVER Prepackaged server: SKLEARN_SERVER, XGBOOST_SERVER, TENSORFLOW_SERVER, MLFLOW_SERVER, TRITON_SERVER, HUGGINGFACE_SERVER, TEMPO_SERVER (null: use image)

@@ -3,6 +3,7 @@
 // @description TensorFlow Serving for one model: a Deployment (<name>-<versionName>, running tensorflow_model_server with gRPC and REST ports) and the Service <name> in front of every version. The model is read from gs:// (optional GCP key Secret), s3:// (TF Serving 2.7+ cannot read S3 itself: an aws-cli init container and sidecar copy each version into the pod, whole; s3Mode=native passes the path to an image that can) or a PVC (pvc://claim/path, or pvcName + a path on it). With numGpus > 0 the pod gets gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations. Optional Prometheus metrics (monitoring), Ambassador Mapping and Istio VirtualService.
 // @shortDescription TensorFlow Serving Deployment + Service, with GPUs.
 // @requires For gs:// or s3:// model paths: the credential Secret named by gcpCredentialSecretName or s3SecretName
+// @checkedAgainst TensorFlow Serving 2.18.0 (tensorflow/serving and its -gpu build): the container `tf-serving` runs tensorflow_model_server with --port, --rest_api_port, --model_name and --model_base_path
 // @param name string Name of the model's Service and prefix of its objects
 // @param modelBasePath string Where the model's numbered versions are: gs://..., s3://..., pvc://claim/path or a path (on pvcName)
 // @optionalParam namespace string null Namespace (default: the environment's namespace)

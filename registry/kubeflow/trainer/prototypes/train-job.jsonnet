@@ -5,6 +5,7 @@
 // @requires Kubeflow Trainer v2.3: the trainer-controller prototype (its controller and the trainer.kubeflow.org CRDs)
 // @requires JobSet v0.12.0: the jobset prototype (the jobset package)
 // @requires The runtime named by runtimeRef (the training-runtimes prototype installs the standard ones)
+// @checkedAgainst Kubeflow Trainer v2.3.0: the trainer container `node` of its runtimes (manifests/base/runtimes), the PET_* settings of its torch plugin (pkg/runtime/framework/plugins/torch/torch.go) and the TrainJob schema (trainer.kubeflow.org_trainjobs.yaml)
 // @param name string Name of the TrainJob
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam runtimeRef string torch-distributed Name of the training runtime to run

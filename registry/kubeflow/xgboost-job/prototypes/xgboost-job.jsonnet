@@ -3,6 +3,8 @@
 // @description A distributed XGBoost training job (kubeflow.org/v1 XGBoostJob) run by the Kubeflow training-operator: one Master and numWorkers Workers. masterGpus and workerGpus fall back to numGpus; replicas with GPUs get the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations.
 // @shortDescription A distributed XGBoost training job (XGBoostJob) with GPUs.
 // @requires The training-operator prototype v1.9 with xgboostjob in its schemes
+// @checkedAgainst Kubeflow training-operator v1.9.2: container `xgboost` (pkg/apis/kubeflow.org/v1/xgboost_types.go); MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK (pkg/controller.v1/xgboost/xgboost.go), which kf's example reads
+// @checkedAgainst Kubeflow Trainer v2.3.0's XGBoost image (cmd/runtimes/xgboost: XGBoost 3.0.2 with CUDA 12); kf's example ran here on XGBoost 3.0.2 with three ranks
 // @param name string Name of the XGBoostJob
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
 // @optionalParam image string ghcr.io/kubeflow/trainer/xgboost-runtime:v2.3.0 Image of the replicas: Kubeflow Trainer v2.3's XGBoost 3.0 runtime, with CUDA 12 (cmd/runtimes/xgboost/Dockerfile)
