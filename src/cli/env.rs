@@ -165,8 +165,10 @@ pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
         EnvCommand::Current { set, unset } => {
             if let Some(name) = set {
                 create::set_current_env(&app, Some(&name))?;
+                eprintln!("current environment set to '{name}' in .ks_environment");
             } else if unset {
                 create::set_current_env(&app, None)?;
+                eprintln!("current environment unset");
             } else {
                 match app.current_environment()? {
                     Some(e) => println!("{e}"),

@@ -97,6 +97,11 @@ fn parse_params_and_files(args: &[String]) -> Result<(BTreeMap<String, Given>, V
     while i < args.len() {
         let arg = &args[i];
         let Some(flag) = arg.strip_prefix("--") else {
+            if arg == "-f" {
+                bail!(
+                    "unexpected argument '-f': prototype params are given as --<param>=<value>\n\nkf's way: param values from a YAML or JSON file are `--values-file FILE` (Helm's -f/--values)"
+                );
+            }
             bail!("unexpected argument '{arg}': prototype params are given as --<param>=<value>");
         };
         let (name, value) = match flag.split_once('=') {

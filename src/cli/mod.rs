@@ -9,6 +9,7 @@ mod demo;
 mod diff;
 mod env;
 mod generate;
+mod habits;
 mod init;
 mod param;
 mod registry;
@@ -94,6 +95,10 @@ pub fn run() -> Result<()> {
         Err(e) => {
             // Usage errors exit 1 like every other bad input (clap would use 2).
             eprint!("{e}");
+            let args: Vec<String> = std::env::args().skip(1).collect();
+            if let Some(hint) = habits::hint(&args) {
+                eprintln!("\nkf's way: {hint}");
+            }
             std::process::exit(1);
         }
     };

@@ -93,7 +93,8 @@ pub fn run(ctx: &Context_, cmd: ParamCommand) -> Result<()> {
                 [k, v] => (None, k.clone(), v.clone()),
                 _ => bail!("usage: kf param set [component] <key> <value>"),
             };
-            ops::set(
+            let what = changed_key(component.as_deref(), &key);
+            let changed = ops::set(
                 &app,
                 &ParamTarget {
                     component,
@@ -106,6 +107,8 @@ pub fn run(ctx: &Context_, cmd: ParamCommand) -> Result<()> {
                     force: a.force,
                 },
             )?;
+            let value = changed.value.as_ref().map(display).unwrap_or_default();
+            eprintln!("{what} set to {value} in {}", changed.file);
         }
         ParamCommand::Unset(a) => {
             let (component, key) = match a.args.as_slice() {
@@ -113,7 +116,8 @@ pub fn run(ctx: &Context_, cmd: ParamCommand) -> Result<()> {
                 [k] => (None, k.clone()),
                 _ => bail!("usage: kf param unset [component] <key>"),
             };
-            ops::unset(
+            let what = changed_key(component.as_deref(), &key);
+            let changed = ops::unset(
                 &app,
                 &ParamTarget {
                     component,
@@ -121,6 +125,7 @@ pub fn run(ctx: &Context_, cmd: ParamCommand) -> Result<()> {
                     env: a.env,
                 },
             )?;
+            eprintln!("{what} unset in {}", changed.file);
         }
         ParamCommand::List(a) => {
             let rows = ops::list(&app, a.component.as_deref(), a.env.as_deref())?;
@@ -161,4 +166,12 @@ pub fn run(ctx: &Context_, cmd: ParamCommand) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `web.replicas`, or the key alone for a global param: how kubectl names what it changed.
+fn changed_key(component: Option<&str>, key: &str) -> String {
+    match component {
+        Some(c) => format!("{c}.{key}"),
+        None => key.to_string(),
+    }
 }

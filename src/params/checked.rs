@@ -43,6 +43,14 @@ pub enum CheckError {
         kind: &'static str,
     },
     #[error(
+        "component '{component}': {param}: an empty value, but prototype {prototype} requires it; give a value (--force stores it anyway)"
+    )]
+    EmptyRequired {
+        component: String,
+        prototype: String,
+        param: String,
+    },
+    #[error(
         "component '{component}': {param}: {error}; prototype {prototype} declares it of type {kind} (--force stores it anyway)"
     )]
     WrongType {
@@ -105,6 +113,14 @@ pub fn value_to_set(
             .boxed());
         }
         return untyped();
+    }
+    if spec.default.is_none() && raw.trim().is_empty() {
+        return Err(CheckError::EmptyRequired {
+            component: component.to_string(),
+            prototype: proto.name.clone(),
+            param: spec.name.clone(),
+        }
+        .boxed());
     }
     let wrong = |error: NotOfType| CheckError::WrongType {
         component: component.to_string(),

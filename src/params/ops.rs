@@ -124,13 +124,21 @@ fn read(app: &App, path: &std::path::Path) -> Result<String, ParamError> {
     Ok(app.read_text(path)?)
 }
 
+/// What `kf param set` or `unset` changed: the value set (`None` for unset) and the
+/// params file it is in, relative to the app.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Changed {
+    pub value: Option<Value>,
+    pub file: String,
+}
+
 /// `kf param set`: change one key's text, leave the rest of the file byte-identical.
 pub fn set(
     app: &App,
     target: &ParamTarget,
     raw_value: &str,
     options: super::SetOptions,
-) -> Result<(), ParamError> {
+) -> Result<Changed, ParamError> {
     let value = super::checked::value_to_set(
         app,
         target.component.as_deref(),
@@ -174,7 +182,10 @@ pub fn set(
         }
     }
     app::write_atomic(&app.root, &at.path, edited.as_bytes()).map_err(AppError::from)?;
-    Ok(())
+    Ok(Changed {
+        value: Some(value),
+        file: at.display,
+    })
 }
 
 /// JSON equality with numbers compared as numbers (`1e3` and `1000` are one value).
@@ -284,7 +295,7 @@ fn value_after_edit(
 }
 
 /// `kf param unset`.
-pub fn unset(app: &App, target: &ParamTarget) -> Result<(), ParamError> {
+pub fn unset(app: &App, target: &ParamTarget) -> Result<Changed, ParamError> {
     let at = locate(app, target)?;
     let text = read(app, &at.path)?;
     let (bom, body) = super::split_bom(&text);
@@ -329,7 +340,10 @@ pub fn unset(app: &App, target: &ParamTarget) -> Result<(), ParamError> {
     let mut files = FileSet::new(&app.root);
     files.write(&at.path, edited);
     files.commit().map_err(AppError::from)?;
-    Ok(())
+    Ok(Changed {
+        value: None,
+        file: at.display,
+    })
 }
 
 /// One row of `param list`: component, param, value.

@@ -1,0 +1,116 @@
+//! The friction of using kf all day: what a command changed is said, an empty value for
+//! a required param is refused, and a Helm, Tanka or kubectl habit is answered with kf's
+//! way rather than the closest word by spelling.
+
+mod support;
+
+use support::*;
+
+/// `param set`, `param unset` and `env current` say on stderr what they changed and
+/// where, as kubectl does (`web.replicas set to 3 in …`); stdout stays empty for scripts.
+#[test]
+fn changes_are_told_on_stderr_with_the_file_they_went_to() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["generate", "deployed-service", "web", "--image=nginx:1.27"],
+    );
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["param", "set", "web", "replicas", "3", "--env", "prod"],
+            "web.replicas set to 3 in environments/prod/params.libsonnet\n",
+        ),
+        (
+            &["param", "set", "web", "image", "nginx:1.28"],
+            "web.image set to 'nginx:1.28' in components/params.libsonnet\n",
+        ),
+        (
+            &["param", "unset", "web", "replicas", "--env", "prod"],
+            "web.replicas unset in environments/prod/params.libsonnet\n",
+        ),
+        (
+            &["env", "current", "--set", "prod"],
+            "current environment set to 'prod' in .ks_environment\n",
+        ),
+        (
+            &["env", "current", "--unset"],
+            "current environment unset\n",
+        ),
+    ];
+    for (args, said) in cases {
+        let run = kf_in(&app.root, args);
+        assert_eq!(run.status, 0, "{args:?}: {}", run.stderr);
+        assert_eq!(run.stdout, "", "{args:?}");
+        assert_eq!(run.stderr, *said, "{args:?}");
+    }
+}
+
+/// `kf param set web image ''` wrote an empty image (a Deployment no server accepts); an
+/// empty value for a param the prototype requires is refused, and --force still sets it.
+#[test]
+fn an_empty_value_for_a_required_param_is_refused() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["generate", "deployed-service", "web", "--image=nginx:1.27"],
+    );
+    let before = snapshot(&app.root);
+    for empty in ["", "  "] {
+        let err = fails(&app.root, &["param", "set", "web", "image", empty]);
+        assert!(
+            err.contains("web': image: an empty value, but prototype io.ksonnet.pkg.deployed-service requires it"),
+            "{err}"
+        );
+    }
+    assert_eq!(snapshot(&app.root), before);
+    // An optional string may be empty.
+    ok(&app.root, &["param", "set", "web", "type", "ClusterIP"]);
+    ok(
+        &app.root,
+        &["param", "set", "web", "image", "", "--force", "--as-string"],
+    );
+    assert!(read(app.root.join("components/params.libsonnet")).contains("image: \"\""));
+}
+
+/// A Helm, Tanka or kubectl user's verb, or kubectl's and Helm's `-f`, gets kf's
+/// equivalent; clap's own suggestion went by spelling (`template` → `delete`).
+#[test]
+fn other_tools_habits_get_kfs_way() {
+    let app = new_app();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["template", "prod"],
+            "`kf show ENV` renders an environment",
+        ),
+        (&["install", "prod"], "`kf apply ENV`"),
+        (&["uninstall", "prod"], "`kf delete ENV`"),
+        (&["export", "prod"], "`kf show ENV -o yaml > FILE`"),
+        (&["lint", "prod"], "`kf validate ENV`"),
+        (&["get", "prod"], "`kf status ENV`"),
+        (
+            &["apply", "-f", "x.yaml"],
+            "`kf apply ENV` works on an environment's components, not on files",
+        ),
+        (
+            &["generate", "deployed-service", "web", "-f", "values.yaml"],
+            "param values from a YAML or JSON file are `--values-file FILE`",
+        ),
+    ];
+    for (args, hint) in cases {
+        let run = kf_in(&app.root, args);
+        assert_eq!(run.status, 1, "{args:?}");
+        assert!(
+            run.stderr.contains(&format!("kf's way: {hint}")),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("panicked"));
+    }
+    // A plain typo keeps clap's suggestion and gets no habit hint.
+    let run = kf_in(&app.root, &["shw", "prod"]);
+    assert!(
+        run.stderr.contains("show") && !run.stderr.contains("kf's way"),
+        "{}",
+        run.stderr
+    );
+}
