@@ -15,7 +15,14 @@
 //! ("with `web` generated…") in HTML comments that do not render:
 //! `<!-- doc-test: kf generate deployed-service web --image=nginx -->`. A transcript line
 //! whose output starts with `error:` must fail.
+//!
+//! A table a document shows under a transcript's `$ kf …` line is compared with what kf
+//! prints there: whole, byte for byte, in the walkthroughs (their transcript commands run
+//! where they stand, in the reader's state); by its header in the other documents, whose
+//! examples come from states of their own. A renamed column or a drifted walkthrough
+//! output fails here.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -152,6 +159,7 @@ fn sh_lines(text: &str, from: &str) -> Vec<(usize, String)> {
     let mut lines = Vec::new();
     let mut started = from.is_empty();
     let mut in_sh = false;
+    let mut in_block = false;
     for (i, line) in text.lines().enumerate() {
         if line == from {
             started = true;
@@ -160,14 +168,48 @@ fn sh_lines(text: &str, from: &str) -> Vec<(usize, String)> {
             continue;
         }
         if line.trim_start().starts_with("```") {
-            in_sh = !in_sh && line.trim() == "```sh";
+            in_block = !in_block;
+            in_sh = in_block && line.trim() == "```sh";
             continue;
         }
         if in_sh && !line.trim().is_empty() {
             lines.push((i + 1, line.to_string()));
+        } else if in_block && let Some(command) = line.trim_start().strip_prefix("$ kf ") {
+            // A transcript's command runs where it stands, so its output can be compared.
+            lines.push((i + 1, format!("kf {command}")));
         }
     }
     lines
+}
+
+/// A table's header line as `head -1 | tr -s ' '` prints it.
+fn header_words(table: &str) -> String {
+    let header = table.lines().next().unwrap_or_default();
+    header.split_whitespace().collect::<Vec<_>>().join(" ") + "\n"
+}
+
+/// The tables a document shows under a transcript's `$ kf …` line (a header line, then a
+/// line of `=` under it), by the line number of that command: what kf must print there.
+fn expected_tables(text: &str) -> BTreeMap<usize, String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = BTreeMap::new();
+    for (i, line) in lines.iter().enumerate() {
+        if !line.trim_start().starts_with("$ kf ") {
+            continue;
+        }
+        let shown: Vec<&str> = lines[i + 1..]
+            .iter()
+            .take_while(|l| !l.trim_start().starts_with("$ ") && !l.trim_start().starts_with("```"))
+            .copied()
+            .collect();
+        let underline = shown
+            .get(1)
+            .is_some_and(|l| l.contains('=') && l.chars().all(|c| c == '=' || c == ' '));
+        if underline {
+            out.insert(i + 1, shown.join("\n") + "\n");
+        }
+    }
+    out
 }
 
 fn skip_reason(line: &str) -> Option<&'static str> {
@@ -188,14 +230,20 @@ fn run_doc(doc: &str, from: &str) {
         "{doc}: only {} shell lines found",
         lines.len()
     );
-    let ran = run_lines(doc, &lines, "").unwrap_or_else(|failure| panic!("{failure}"));
+    let tables = expected_tables(&text);
+    let ran = run_lines(doc, &lines, "", &tables).unwrap_or_else(|failure| panic!("{failure}"));
     assert!(ran > 10, "{doc}: only {ran} lines run");
 }
 
 /// Run `lines` after `prelude` in one bash in a fresh temporary folder (`cd` carries
 /// over, as in a terminal), skipping those `SKIPPED` names; stops at the first line that
 /// fails. Returns how many lines ran, or the failing line and what it printed.
-fn run_lines(doc: &str, lines: &[(usize, String)], prelude: &str) -> Result<usize, String> {
+fn run_lines(
+    doc: &str,
+    lines: &[(usize, String)],
+    prelude: &str,
+    tables: &BTreeMap<usize, String>,
+) -> Result<usize, String> {
     let work = tempfile::tempdir().unwrap();
     let mut script = format!("set -u\ncd \"$KF_DOC_WORK\"\n{prelude}\n");
     let mut ran = 0;
@@ -205,6 +253,21 @@ fn run_lines(doc: &str, lines: &[(usize, String)], prelude: &str) -> Result<usiz
             continue;
         }
         ran += 1;
+        if let Some(table) = tables.get(number) {
+            // The table the doc shows is what kf prints here, byte for byte (a table of
+            // one line is a header, compared with the header kf prints).
+            let printed = if table.lines().count() == 1 {
+                "head -n 1 \"$KF_DOC_WORK/.out\" | tr -s ' '"
+            } else {
+                "cat \"$KF_DOC_WORK/.out\""
+            };
+            script.push_str(&format!(
+                "{{\n{line}\n}} > \"$KF_DOC_WORK/.out\" 2> \"$KF_DOC_WORK/.err\" || {{ echo \"{doc}:{number} failed\"; cat \"$KF_DOC_WORK/.out\" \"$KF_DOC_WORK/.err\"; exit 1; }}\n\
+                 cat > \"$KF_DOC_WORK/.shown\" <<'KF_DOC_SHOWN'\n{table}KF_DOC_SHOWN\n\
+                 {printed} | diff \"$KF_DOC_WORK/.shown\" - > \"$KF_DOC_WORK/.diff\" || {{ echo \"{doc}:{number} failed: kf prints another table than the doc shows (< doc, > kf)\"; cat \"$KF_DOC_WORK/.diff\"; exit 1; }}\n"
+            ));
+            continue;
+        }
         script.push_str(&format!(
             "{{\n{line}\n}} > \"$KF_DOC_WORK/.out\" 2>&1 || {{ echo \"{doc}:{number} failed\"; cat \"$KF_DOC_WORK/.out\"; exit 1; }}\n"
         ));
@@ -310,7 +373,13 @@ fn every_kf_example_in_docs_and_package_readmes_succeeds() {
         } else {
             prelude
         };
-        match run_lines(doc, &examples, start) {
+        // A reference page's tables come from states of their own: their headers must
+        // be kf's (the walkthroughs, run in one state, compare whole tables).
+        let headers = expected_tables(&text)
+            .into_iter()
+            .map(|(n, t)| (n, header_words(&t)))
+            .collect();
+        match run_lines(doc, &examples, start, &headers) {
             Ok(n) => ran += n,
             Err(failure) => failures.push(failure),
         }
