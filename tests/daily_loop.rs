@@ -114,3 +114,19 @@ fn other_tools_habits_get_kfs_way() {
         run.stderr
     );
 }
+
+/// `param set`'s usage read `<ARGS> <ARGS>...`: it names its words now.
+#[test]
+fn param_usage_names_its_arguments() {
+    let app = new_app();
+    let help = ok(&app.root, &["param", "set", "--help"]);
+    assert!(
+        help.contains("Usage: kf param set [OPTIONS] [COMPONENT] <KEY> <VALUE>"),
+        "{help}"
+    );
+    let help = ok(&app.root, &["param", "unset", "--help"]);
+    assert!(
+        help.contains("Usage: kf param unset [OPTIONS] [COMPONENT] <KEY>"),
+        "{help}"
+    );
+}

@@ -11,12 +11,14 @@ use super::{Context_, table};
 pub enum ParamCommand {
     /// Set a param: `set <component> <key> <value>`, or `set <key> <value>` for globals.
     #[command(
+        override_usage = "kf param set [OPTIONS] [COMPONENT] <KEY> <VALUE>",
         after_help = "Examples:\n  kf param set my-model numGpus 1 --env prod\n  kf param set web resources.limits.cpu 2\n  kf param set replicas 3 --env prod        (env globals)\n  kf param set web tag 1.10 --as-string"
     )]
     Set(SetArgs),
     /// Remove a param: `unset <component> <key>`, or `unset <key>` for globals.
     #[command(
         visible_alias = "delete",
+        override_usage = "kf param unset [OPTIONS] [COMPONENT] <KEY>",
         after_help = "Example:\n  kf param unset web replicas --env prod"
     )]
     Unset(UnsetArgs),
@@ -30,8 +32,9 @@ pub enum ParamCommand {
 
 #[derive(Args)]
 pub struct SetArgs {
-    /// [component] key value
-    #[arg(num_args = 2..=3, required = true, allow_negative_numbers = true)]
+    /// [COMPONENT] KEY VALUE: the component (none for a global param), the param's key
+    /// (dotted for a field inside an object param) and its value
+    #[arg(num_args = 2..=3, required = true, allow_negative_numbers = true, value_name = "ARG")]
     args: Vec<String>,
     /// The environment whose params to change or show (default: the component's own params).
     #[arg(long, value_name = "ENV")]
@@ -47,8 +50,8 @@ pub struct SetArgs {
 
 #[derive(Args)]
 pub struct UnsetArgs {
-    /// [component] key
-    #[arg(num_args = 1..=2, required = true)]
+    /// [COMPONENT] KEY: the component (none for a global param) and the param's key
+    #[arg(num_args = 1..=2, required = true, value_name = "ARG")]
     args: Vec<String>,
     /// The environment whose params to change or show (default: the component's own params).
     #[arg(long, value_name = "ENV")]
