@@ -130,3 +130,43 @@ fn param_usage_names_its_arguments() {
         "{help}"
     );
 }
+
+/// `kf man` listed kf-apply(1) and other pages that did not exist; `kf man apply` was an
+/// error. Every page kf(1) names is there, by name and in `--out-dir`.
+#[test]
+fn every_page_the_man_page_names_exists() {
+    let app = new_app();
+    let page = ok(&app.root, &["man", "apply"]);
+    assert!(page.contains(".TH kf-apply 1"), "{page}");
+    let page = ok(&app.root, &["man", "param", "delete"]);
+    assert!(page.contains(".TH kf-param-unset 1"));
+    let err = fails(&app.root, &["man", "nope"]);
+    assert!(
+        err.contains("kf has no subcommand 'nope'; its pages: init, env"),
+        "{err}"
+    );
+
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("man1");
+    let run = kf_in(&app.root, &["man", "--out-dir", dir.to_str().unwrap()]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let main = read(dir.join("kf.1"));
+    let mut named = 0;
+    for word in main.split(|c: char| c.is_whitespace() || c == ',') {
+        let word = word.replace("\\-", "-");
+        if let Some(name) = word.strip_suffix("(1)").filter(|n| n.starts_with("kf-")) {
+            named += 1;
+            assert!(
+                dir.join(format!("{name}.1")).is_file(),
+                "kf.1 names {name}(1)"
+            );
+        }
+    }
+    assert!(named >= 15, "kf.1 names only {named} pages");
+    assert!(dir.join("kf-param-set.1").is_file());
+    assert!(!dir.join("kf-component-help-list.1").exists());
+    assert!(
+        run.stderr
+            .ends_with(&format!("man pages written to {}\n", dir.display()))
+    );
+}

@@ -51,14 +51,103 @@ pub fn run_completion(a: CompletionArgs) -> Result<()> {
     print_bytes(&script)
 }
 
-/// Print kf's man page (roff) on stdout.
+/// Print kf's man page, or a subcommand's (roff), on stdout; or write them all.
 #[derive(Args)]
-#[command(after_help = "Example:\n  kf man > ~/.local/share/man/man1/kf.1 && man kf")]
-pub struct ManArgs {}
+#[command(after_help = "Examples:\n  \
+kf man apply | man -l -\n  \
+kf man param set > kf-param-set.1\n  \
+kf man --out-dir ~/.local/share/man/man1 && man kf-apply")]
+pub struct ManArgs {
+    /// The subcommand whose page to print (`apply`, `param set`); none for kf(1).
+    #[arg(value_name = "COMMAND")]
+    command: Vec<String>,
+    /// Write kf.1 and a kf-<command>.1 for every subcommand into this folder instead.
+    #[arg(long, value_name = "DIR", conflicts_with = "command")]
+    out_dir: Option<std::path::PathBuf>,
+}
 
-pub fn run_man(_: ManArgs) -> Result<()> {
+/// A page's name as clap takes it (`&'static str`, without clap's `string` feature and
+/// its build cost): a few short strings, kept until `kf man` exits a moment later.
+fn leak(name: String) -> &'static str {
+    Box::leak(name.into_boxed_str())
+}
+
+/// kf's command tree, built (global args propagated to every subcommand).
+fn built() -> clap::Command {
+    let mut command = Cli::command();
+    command.build();
+    command
+}
+
+/// Whether a subcommand has a page: any that is not hidden (clap's own `help` too: the
+/// pages list it), but not the copies of the commands below `help`.
+fn is_page(sub: &clap::Command) -> bool {
+    !sub.is_hide_set()
+}
+
+/// Every page: (file name, roff), kf.1 first, then each subcommand's, depth first.
+fn pages(command: &clap::Command, name: &str, out: &mut Vec<(String, Vec<u8>)>) -> Result<()> {
     let mut page = Vec::new();
-    clap_mangen::Man::new(Cli::command())
+    clap_mangen::Man::new(
+        command
+            .clone()
+            .name(leak(name.to_string()))
+            .version(VERSION),
+    )
+    .render(&mut page)
+    .context("cannot render the man page")?;
+    out.push((format!("{name}.1"), page));
+    if command.get_name() == "help" {
+        return Ok(());
+    }
+    for sub in command.get_subcommands().filter(|s| is_page(s)) {
+        pages(sub, &format!("{name}-{}", sub.get_name()), out)?;
+    }
+    Ok(())
+}
+
+pub fn run_man(a: ManArgs) -> Result<()> {
+    let root = built();
+    if let Some(dir) = a.out_dir {
+        let mut all = Vec::new();
+        pages(&root, "kf", &mut all)?;
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        for (file, page) in &all {
+            // Each page whole or not at all: written beside it, then renamed over it.
+            let mut temp = tempfile::NamedTempFile::new_in(&dir)
+                .with_context(|| format!("cannot write into {}", dir.display()))?;
+            temp.write_all(page)
+                .and_then(|()| temp.flush())
+                .with_context(|| format!("cannot write {file}"))?;
+            temp.persist(dir.join(file))
+                .with_context(|| format!("cannot write {}", dir.join(file).display()))?;
+        }
+        eprintln!("{} man pages written to {}", all.len(), dir.display());
+        return Ok(());
+    }
+    let mut command = &root;
+    let mut name = "kf".to_string();
+    for word in &a.command {
+        command = command
+            .get_subcommands()
+            .filter(|s| is_page(s))
+            .find(|s| s.get_name() == word || s.get_all_aliases().any(|al| al == word))
+            .ok_or_else(|| {
+                let known: Vec<&str> = command
+                    .get_subcommands()
+                    .filter(|s| is_page(s))
+                    .map(|s| s.get_name())
+                    .collect();
+                anyhow::anyhow!(
+                    "{name} has no subcommand '{word}'; its pages: {}",
+                    known.join(", ")
+                )
+            })?;
+        name = format!("{name}-{}", command.get_name());
+    }
+    let mut page = Vec::new();
+    clap_mangen::Man::new(command.clone().name(leak(name)).version(VERSION))
         .render(&mut page)
         .context("cannot render the man page")?;
     print_bytes(&page)
