@@ -7,6 +7,7 @@ mod stderr;
 
 pub mod app;
 pub mod cluster;
+pub mod completion;
 pub mod components;
 pub mod docs;
 pub mod embedded;

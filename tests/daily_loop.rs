@@ -170,3 +170,86 @@ fn every_page_the_man_page_names_exists() {
             .ends_with(&format!("man pages written to {}\n", dir.display()))
     );
 }
+
+/// Completion knows the app: environments after `show`, components after `-c`, a
+/// component's params after `param set <component>`, prototypes after `generate`,
+/// packages after `pkg install`; nothing outside an app; clap's commands and flags when
+/// kf has no names to offer. The bash script is run here as bash runs it on TAB.
+#[test]
+fn completion_offers_the_apps_names() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["generate", "deployed-service", "web", "--image=nginx:1.27"],
+    );
+    let complete = |words: &[&str]| {
+        let index = words.len().to_string();
+        let mut args = vec!["__complete", index.as_str(), "kf"];
+        args.extend(words);
+        ok(&app.root, &args)
+    };
+    assert_eq!(complete(&["show", ""]), "default\nprod\n");
+    assert_eq!(complete(&["apply", "p"]), "prod\n");
+    assert_eq!(complete(&["show", "prod", "-c", ""]), "web\n");
+    let params = complete(&["param", "set", "web", ""]);
+    for p in ["image", "replicas", "servicePort"] {
+        assert!(params.lines().any(|l| l == p), "{params}");
+    }
+    assert_eq!(complete(&["param", "set", "--env", "p"]), "prod\n");
+    assert!(complete(&["generate", "tf-j"]).lines().eq(["tf-job"]));
+    assert!(
+        complete(&["pkg", "install", "kubeflow/tf-t"])
+            .lines()
+            .eq(["kubeflow/tf-training"])
+    );
+    assert_eq!(complete(&["init", ""]), "");
+    let outside = tempfile::tempdir().unwrap();
+    assert_eq!(
+        ok(outside.path(), &["__complete", "2", "kf", "show", ""]),
+        ""
+    );
+
+    // bash, as on TAB: the app's names, else clap's.
+    let Ok(bash) = which_bash() else {
+        eprintln!("SKIPPED: no bash on this machine; the bash completion script was not run");
+        return;
+    };
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_kf"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let tab = |line: &str| {
+        let script = format!(
+            "source <(kf completion bash)\nCOMP_WORDS=({line})\nCOMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))\n_kf_app kf \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"\nprintf '%s\\n' \"${{COMPREPLY[@]}}\""
+        );
+        let out = std::process::Command::new(&bash)
+            .arg("-c")
+            .arg(script)
+            .current_dir(&app.root)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    assert_eq!(tab("kf show ''"), "default\nprod\n");
+    assert_eq!(tab("kf param set web rep"), "replicas\n");
+    let commands = tab("kf sho");
+    assert!(commands.lines().any(|l| l == "show"), "{commands}");
+
+    let zsh = ok(&app.root, &["completion", "zsh"]);
+    assert!(zsh.contains("__complete $((CURRENT-1))") && zsh.contains("compdef _kf_app kf"));
+    let fish = ok(&app.root, &["completion", "fish"]);
+    assert!(fish.contains("complete -c kf -f -a '(__kf_app)'"));
+}
+
+fn which_bash() -> Result<std::path::PathBuf, ()> {
+    ["/bin/bash", "/usr/bin/bash"]
+        .iter()
+        .map(std::path::PathBuf::from)
+        .find(|p| p.is_file())
+        .ok_or(())
+}

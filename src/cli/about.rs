@@ -48,7 +48,89 @@ pub fn run_completion(a: CompletionArgs) -> Result<()> {
     };
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "kf", &mut script);
-    print_bytes(&script)
+    let script =
+        String::from_utf8(script).context("clap wrote a completion script that is not UTF-8")?;
+    print_bytes(with_app_names(shell, script)?.as_bytes())
+}
+
+/// Clap's static script (commands and flags), with the app's names in front of it: the
+/// script asks `kf __complete` first, and uses clap's completion when it offers nothing.
+fn with_app_names(shell: Shell, script: String) -> Result<String> {
+    Ok(match shell {
+        Shell::Bash => script + BASH_APP_NAMES,
+        Shell::Zsh => {
+            // Clap's script ends by calling or registering `_kf`; the wrapper takes its place.
+            let call = "if [ \"$funcstack[1]\" = \"_kf\" ]; then\n    _kf \"$@\"\nelse\n    compdef _kf kf\nfi";
+            anyhow::ensure!(
+                script.contains(call),
+                "clap's zsh script has changed shape; kf cannot add the app's names to it"
+            );
+            script.replace(
+                call,
+                &format!("{ZSH_APP_NAMES}\nif [ \"$funcstack[1]\" = \"_kf\" ]; then\n    _kf_app \"$@\"\nelse\n    compdef _kf_app kf\nfi"),
+            )
+        }
+        Shell::Fish => script + FISH_APP_NAMES,
+        _ => script,
+    })
+}
+
+const BASH_APP_NAMES: &str = r#"
+# The app's environments, components, prototypes, params, registries and packages,
+# from `kf __complete`; clap's completion of commands and flags otherwise.
+_kf_app() {
+    local found
+    found=$("${COMP_WORDS[0]}" __complete "$COMP_CWORD" "${COMP_WORDS[@]}" 2>/dev/null)
+    if [[ -n "$found" ]]; then
+        # One name a line (IFS only here: clap's _kf splits its words on blanks).
+        local IFS=$'\n'
+        COMPREPLY=($found)
+        return 0
+    fi
+    _kf "$@"
+}
+complete -F _kf_app -o bashdefault -o default kf
+"#;
+
+const ZSH_APP_NAMES: &str = r#"# The app's environments, components, prototypes, params, registries and packages,
+# from `kf __complete`; clap's completion of commands and flags otherwise.
+_kf_app() {
+    local -a found
+    found=("${(@f)$(${words[1]} __complete $((CURRENT-1)) "${words[@]}" 2>/dev/null)}")
+    if [[ -n "${found[1]}" ]]; then
+        compadd -- "${found[@]}"
+    else
+        _kf "$@"
+    fi
+}
+"#;
+
+const FISH_APP_NAMES: &str = r#"
+# The app's environments, components, prototypes, params, registries and packages.
+function __kf_app
+    set -l words (commandline -opc)
+    set -l current (commandline -ct)
+    $words[1] __complete (count $words) $words "$current" 2>/dev/null
+end
+complete -c kf -f -a '(__kf_app)'
+"#;
+
+/// `kf __complete INDEX kf WORD…`: the app's names for word INDEX, one a line; nothing
+/// (and exit 0) when there are none or the line is not one kf understands.
+pub fn run_dynamic_completion(args: &[String]) -> Result<()> {
+    let Some((index, words)) = args.split_first() else {
+        return Ok(());
+    };
+    let Ok(index) = index.parse::<usize>() else {
+        return Ok(());
+    };
+    let cwd = std::env::current_dir().context("cannot read the current folder")?;
+    let mut out = String::new();
+    for name in kf::completion::candidates(&cwd, words, index) {
+        out.push_str(&name);
+        out.push('\n');
+    }
+    print_bytes(out.as_bytes())
 }
 
 /// Print kf's man page, or a subcommand's (roff), on stdout; or write them all.

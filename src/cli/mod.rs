@@ -85,6 +85,12 @@ enum Command {
 }
 
 pub fn run() -> Result<()> {
+    // The shells' dynamic completion, called on every TAB: answered before clap builds
+    // its command tree (`kf __complete INDEX kf WORD…`).
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("__complete") {
+        return about::run_dynamic_completion(&args[2..]);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
