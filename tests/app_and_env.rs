@@ -278,3 +278,32 @@ fn env_add_on_a_ksonnet_app_yaml_adds_one_block_and_keeps_the_rest() {
     ok(&app.root, &["env", "rm", "stage"]);
     assert_eq!(read(app.root.join("app.yaml")), original);
 }
+
+/// A bare key in app.yaml (`libraries:`, `registries:`, an env's `targets:`, a
+/// destination's `namespace:`) is null in YAML and empty to ksonnet; kf refused the whole
+/// app ("expected mapping start"). Found in a real ksonnet app (issue 26, item 1).
+#[test]
+fn bare_keys_in_app_yaml_are_empty() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["generate", "configMap", "cfg", "--data={\"a\":\"1\"}"],
+    );
+    let spec = read(app.root.join("app.yaml"));
+    let id = spec
+        .lines()
+        .find_map(|l| l.strip_prefix("id: "))
+        .unwrap()
+        .to_string();
+    write(
+        app.root.join("app.yaml"),
+        &format!(
+            "apiVersion: 0.3.0\nenvironments:\n  default:\n    destination:\n      namespace: ml-dev\n      server: https://dev.example.com\n    k8sVersion:\n    path: default\n    targets:\n  prod:\n    destination:\n      namespace:\n      server: https://prod.example.com\n    path: prod\nid: {id}\nkind: ksonnet.io/app\nlibraries:\nname: app\nregistries:\nversion: 0.0.1\n"
+        ),
+    );
+    let out = ok(&app.root, &["show", "default", "-o", "json"]);
+    assert!(out.contains("\"name\": \"cfg\""), "{out}");
+    let envs = ok(&app.root, &["env", "list", "-o", "json"]);
+    assert!(envs.contains("\"prod\""), "{envs}");
+    ok(&app.root, &["registry", "list"]);
+}

@@ -19,24 +19,54 @@ pub const DEFAULT_K8S_VERSION: &str = "v1.10.3";
 /// API types `kf validate` checks against (k8s-openapi's v1_33).
 pub const NEW_APP_K8S_VERSION: &str = "v1.33.0";
 
+/// A field written with no value (`libraries:`, a bare key, which YAML reads as null) is
+/// empty, as ksonnet reads it, not an error that refuses the whole app.
+fn null_is_empty<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct AppSpec {
     #[serde(rename = "apiVersion")]
     pub api_version: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_is_empty",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub environments: BTreeMap<String, EnvironmentSpec>,
     /// kf's identity of the app on a cluster (a random name `kf init` and `kf upgrade`
     /// record): two apps with the same `name` — kfctl named every app `ks_app` — never
     /// take over or prune each other's objects. ksonnet ignores it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "null_is_empty",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub id: Option<String>,
     pub kind: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_is_empty",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub libraries: BTreeMap<String, Value>,
     pub name: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_is_empty",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub registries: BTreeMap<String, Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "null_is_empty",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub version: Option<String>,
     /// Everything else ksonnet allowed (description, authors, license, …), kept as written.
     #[serde(flatten)]
@@ -45,18 +75,27 @@ pub struct AppSpec {
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct EnvironmentSpec {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_is_empty")]
     pub destination: Destination,
     #[serde(
         rename = "k8sVersion",
         default,
+        deserialize_with = "null_is_empty",
         skip_serializing_if = "String::is_empty"
     )]
     pub k8s_version: String,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_is_empty",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub path: String,
     /// Modules this environment renders (`/` is the root module); empty means all.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_is_empty",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub targets: Vec<String>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
@@ -97,9 +136,9 @@ impl OverrideSpec {
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Destination {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_is_empty")]
     pub namespace: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_is_empty")]
     pub server: String,
 }
 
@@ -108,11 +147,19 @@ pub struct Destination {
 pub struct OverrideSpec {
     #[serde(rename = "apiVersion", default = "current_version")]
     pub api_version: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_is_empty",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub environments: BTreeMap<String, EnvironmentSpec>,
     #[serde(default = "override_kind")]
     pub kind: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_is_empty",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub registries: BTreeMap<String, Value>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
