@@ -307,3 +307,21 @@ fn bare_keys_in_app_yaml_are_empty() {
     assert!(envs.contains("\"prod\""), "{envs}");
     ok(&app.root, &["registry", "list"]);
 }
+
+/// A YAML component named by the server (`generateName` only) lists that prefix as its
+/// NAME, as ksonnet 0.13.1 did (pkg/schema/properties.go); kf's column was empty
+/// (issue 26, item 6).
+#[test]
+fn component_list_names_a_generate_name_object_by_its_prefix() {
+    let app = new_app();
+    write(
+        app.root.join("components/job.yaml"),
+        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  generateName: train-\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: c\n        image: busybox\n",
+    );
+    let out = ok(&app.root, &["component", "list", "-o", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let row = &doc["data"][0];
+    assert_eq!(row["component"], "job", "{out}");
+    assert_eq!(row["kind"], "Job");
+    assert_eq!(row["name"], "train-", "{out}");
+}

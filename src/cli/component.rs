@@ -58,7 +58,12 @@ pub fn run(ctx: &Context_, cmd: ComponentCommand) -> Result<()> {
                         .unwrap_or("")
                         .to_string()
                 };
-                (s("/apiVersion"), s("/kind"), s("/metadata/name"))
+                // An object named by the server (`generateName` only) shows that prefix, as
+                // ksonnet did (pkg/schema/properties.go falls back to it).
+                let name = Some(s("/metadata/name"))
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or_else(|| s("/metadata/generateName"));
+                (s("/apiVersion"), s("/kind"), name)
             };
             let type_of = |f: ComponentFormat| match f {
                 ComponentFormat::Jsonnet => "jsonnet",
