@@ -15,7 +15,8 @@ enum Slot {
     Environment,
     Component,
     Prototype,
-    Param { component: Option<String> },
+    /// A param of this component.
+    Param(String),
     Registry,
     Package,
     Nothing,
@@ -67,7 +68,7 @@ pub fn candidates(cwd: &Path, words: &[String], index: usize) -> Vec<String> {
         return Vec::new();
     }
     let current = words.get(index).map_or("", String::as_str);
-    let slot = slot(&words[1..index.min(words.len())]);
+    let slot = slot(&words[1..index]);
     if slot == Slot::Nothing {
         return Vec::new();
     }
@@ -119,9 +120,7 @@ fn slot(before: &[String]) -> Slot {
         (["env", "set" | "rm" | "describe" | "current"], 0) => Slot::Environment,
         (["generate"], 0) | (["prototype", "describe" | "preview" | "use"], 0) => Slot::Prototype,
         (["param", "set" | "unset" | "delete"], 0) | (["param", "list"], 0) => Slot::Component,
-        (["param", "set" | "unset" | "delete"], 1) => Slot::Param {
-            component: Some(positionals[0].to_string()),
-        },
+        (["param", "set" | "unset" | "delete"], 1) => Slot::Param(positionals[0].to_string()),
         (["param", "diff"], 0 | 1) => Slot::Environment,
         (["component", "rm"], 0) => Slot::Component,
         (["registry", "describe" | "rm" | "set"], 0) => Slot::Registry,
@@ -145,10 +144,7 @@ fn names(app: &App, slot: &Slot) -> Vec<String> {
                     .collect()
             })
             .unwrap_or_default(),
-        Slot::Param { component } => component
-            .as_deref()
-            .map(|c| params_of(app, c))
-            .unwrap_or_default(),
+        Slot::Param(component) => params_of(app, component),
         Slot::Registry => crate::registry::manage::registries(app)
             .into_iter()
             .map(|r| r.name)
@@ -204,17 +200,10 @@ mod tests {
         assert_eq!(slot_of("generate"), Slot::Prototype);
         assert_eq!(slot_of("prototype describe"), Slot::Prototype);
         assert_eq!(slot_of("param set"), Slot::Component);
-        assert_eq!(
-            slot_of("param set web"),
-            Slot::Param {
-                component: Some("web".into())
-            }
-        );
+        assert_eq!(slot_of("param set web"), Slot::Param("web".into()));
         assert_eq!(
             slot_of("param set --env prod web"),
-            Slot::Param {
-                component: Some("web".into())
-            }
+            Slot::Param("web".into())
         );
         assert_eq!(slot_of("param set web replicas"), Slot::Nothing);
         assert_eq!(slot_of("param diff default"), Slot::Environment);

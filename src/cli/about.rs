@@ -167,8 +167,8 @@ fn is_page(sub: &clap::Command) -> bool {
     !sub.is_hide_set()
 }
 
-/// Every page: (file name, roff), kf.1 first, then each subcommand's, depth first.
-fn pages(command: &clap::Command, name: &str, out: &mut Vec<(String, Vec<u8>)>) -> Result<()> {
+/// The roff of `command`'s page, named `name` (`kf-param-set`).
+fn page(command: &clap::Command, name: &str) -> Result<Vec<u8>> {
     let mut page = Vec::new();
     clap_mangen::Man::new(
         command
@@ -178,7 +178,12 @@ fn pages(command: &clap::Command, name: &str, out: &mut Vec<(String, Vec<u8>)>) 
     )
     .render(&mut page)
     .context("cannot render the man page")?;
-    out.push((format!("{name}.1"), page));
+    Ok(page)
+}
+
+/// Every page: (file name, roff), kf.1 first, then each subcommand's, depth first.
+fn pages(command: &clap::Command, name: &str, out: &mut Vec<(String, Vec<u8>)>) -> Result<()> {
+    out.push((format!("{name}.1"), page(command, name)?));
     if command.get_name() == "help" {
         return Ok(());
     }
@@ -228,11 +233,7 @@ pub fn run_man(a: ManArgs) -> Result<()> {
             })?;
         name = format!("{name}-{}", command.get_name());
     }
-    let mut page = Vec::new();
-    clap_mangen::Man::new(command.clone().name(leak(name)).version(VERSION))
-        .render(&mut page)
-        .context("cannot render the man page")?;
-    print_bytes(&page)
+    print_bytes(&page(command, &name)?)
 }
 
 /// `bytes` on stdout. A reader that went away (`kf man | head`) is not kf's failure: exit

@@ -97,12 +97,14 @@ fn parse_params_and_files(args: &[String]) -> Result<(BTreeMap<String, Given>, V
     while i < args.len() {
         let arg = &args[i];
         let Some(flag) = arg.strip_prefix("--") else {
-            if arg == "-f" {
-                bail!(
-                    "unexpected argument '-f': prototype params are given as --<param>=<value>\n\nkf's way: param values from a YAML or JSON file are `--values-file FILE` (Helm's -f/--values)"
-                );
-            }
-            bail!("unexpected argument '{arg}': prototype params are given as --<param>=<value>");
+            let habit = if arg == "-f" {
+                format!("\n\nkf's way: {}", super::habits::VALUES_FILE)
+            } else {
+                String::new()
+            };
+            bail!(
+                "unexpected argument '{arg}': prototype params are given as --<param>=<value>{habit}"
+            );
         };
         let (name, value) = match flag.split_once('=') {
             Some((n, v)) => (n.to_string(), v.to_string()),

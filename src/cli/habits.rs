@@ -1,5 +1,10 @@
 //! kf's answer to other tools' habits on a command line kf's parser refused.
 
+/// Helm's `-f`/`--values` on `kf generate`, whose own parser reads the words after the
+/// component name.
+pub const VALUES_FILE: &str =
+    "param values from a YAML or JSON file are `--values-file FILE` (Helm's -f/--values)";
+
 /// The kf equivalent of a Helm, Tanka or kubectl habit that kf's parser refused: a verb
 /// of theirs (`template`, `install`, `get`, …) or `-f` (kubectl's manifest files, Helm's
 /// values files). Clap's own suggestion names the closest kf word by spelling
@@ -42,10 +47,7 @@ pub fn hint(args: &[String]) -> Option<String> {
         return None;
     }
     Some(match verb {
-        "generate" | "prototype" => {
-            "param values from a YAML or JSON file are `--values-file FILE` (Helm's -f/--values)"
-                .into()
-        }
+        "generate" | "prototype" => VALUES_FILE.into(),
         "apply" | "diff" | "delete" | "show" | "validate" => format!(
             "`kf {verb} ENV` works on an environment's components, not on files (kubectl's -f): a manifest file becomes a component when it is copied into components/ (YAML and JSON components render as they are)"
         ),

@@ -101,8 +101,7 @@ pub fn run() -> Result<()> {
         Err(e) => {
             // Usage errors exit 1 like every other bad input (clap would use 2).
             eprint!("{e}");
-            let args: Vec<String> = std::env::args().skip(1).collect();
-            if let Some(hint) = habits::hint(&args) {
+            if let Some(hint) = habits::hint(&args[1..]) {
                 eprintln!("\nkf's way: {hint}");
             }
             std::process::exit(1);

@@ -209,16 +209,16 @@ pub fn off_type_values(app: &App, component: &str, params: &Value) -> Vec<OffTyp
         let Some(value) = values.get(&spec.name) else {
             continue;
         };
-        let error = match value {
-            _ if spec.kind.accepts(value) => continue,
-            Value::String(text) => match parse_typed(text, spec.kind) {
-                Ok(_) => continue,
-                Err(e) => e,
-            },
-            _ => match parse_typed(&value.to_string(), spec.kind) {
-                Ok(_) => continue,
-                Err(e) => e,
-            },
+        if spec.kind.accepts(value) {
+            continue;
+        }
+        // Read back as typed: a string as its text, anything else as its JSON.
+        let text = match value {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        let Err(error) = parse_typed(&text, spec.kind) else {
+            continue;
         };
         found.push(OffType {
             param: spec.name.clone(),

@@ -711,17 +711,21 @@ fn blame_params(
     if off.is_empty() {
         return message;
     }
-    // Where a value is set: the env's params override the module's.
+    // Where a value is set: the env's params override the module's (each file read once).
+    let places: Vec<(String, String, &str, bool)> = [
+        (env_params_path(app, env), component.name.as_str(), true),
+        (module.params_path(), component.local.as_str(), false),
+    ]
+    .into_iter()
+    .filter_map(|(path, key, in_env)| {
+        Some((rel(app, &path), app.read_text(&path).ok()?, key, in_env))
+    })
+    .collect();
     let set_at = |param: &str| -> Option<(String, bool)> {
-        let places = [
-            (env_params_path(app, env), component.name.as_str()),
-            (module.params_path(), component.local.as_str()),
-        ];
-        places.into_iter().enumerate().find_map(|(i, (path, key))| {
-            let text = app.read_text(&path).ok()?;
-            let path_in = ["components", key, param];
-            let line = crate::params::structure::line_of_field_path(&text, path_in.into_iter())?;
-            Some((format!("{}:{line}", rel(app, &path)), i == 0))
+        places.iter().find_map(|(file, text, key, in_env)| {
+            let path_in = ["components", *key, param];
+            let line = crate::params::structure::line_of_field_path(text, path_in.into_iter())?;
+            Some((format!("{file}:{line}"), *in_env))
         })
     };
     let mut out = String::new();
