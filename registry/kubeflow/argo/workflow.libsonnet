@@ -6,6 +6,7 @@
 // no train command, image or args of the user's, the train step runs kf's
 // example (example/train.py), which exports a model the serve step loads.
 local gpu = import 'kubeflow/common/gpu.libsonnet';
+local jobs = import 'kubeflow/common/jobs.libsonnet';
 local k8s = import 'kubeflow/common/k8s.libsonnet';
 local replicas = import 'kubeflow/common/replicas.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
@@ -13,20 +14,17 @@ local util = import 'kubeflow/common/util.libsonnet';
 {
   serveKinds:: ['kserve', 'container', 'none'],
 
-  // kf's example train program and the stock image it is written for.
-  example:: { dir: '/opt/kf-example', script: '/opt/kf-example/train.py', volume: 'kf-example' },
+  // The stock image kf's example train program is written for.
   stockTrainImage:: 'tensorflow/tensorflow:2.18.0',
 
   // The train step's command. kf's example command belongs to kf's stock image: with an
-  // image or args of the user's, the image's own entrypoint runs (as in jobs.libsonnet).
+  // image or args of the user's, the image's own entrypoint runs (jobs.exampleCommand).
   trainCommand(params)::
-    local command = util.get(params, 'trainCommand');
-    local own = !util.isNone(util.get(params, 'trainArgs'))
-                || util.get(params, 'trainImage', $.stockTrainImage) != $.stockTrainImage;
-    if std.member(util.toArgs(command), $.example.script) && own then null else command,
+    jobs.exampleCommand(util.get(params, 'trainCommand'),
+                        !util.isNone(util.get(params, 'trainArgs'))
+                        || util.get(params, 'trainImage', $.stockTrainImage) != $.stockTrainImage),
 
-  runsExample(params)::
-    std.member(util.toArgs($.trainCommand(params)) + util.toArgs(util.get(params, 'trainArgs')), $.example.script),
+  runsExample(params):: jobs.namesExample($.trainCommand(params), util.get(params, 'trainArgs')),
 
   // Where the model goes: modelDir, or (none given) the PVC the component makes.
   modelPvc(params):: params.name + '-model',
@@ -99,7 +97,7 @@ local util = import 'kubeflow/common/util.libsonnet';
     local serve = serveG { image: util.get(params, 'serveGpuImage') };
     local kind = util.oneOf(util.get(params, 'serveKind', 'kserve'), $.serveKinds, 'serveKind');
     local modelEnv = { env: store.env + [{ name: 'MODEL_DIR', value: store.path }], volumeMounts: store.volumeMounts };
-    local exampleMount = if example then [{ name: $.example.volume, mountPath: $.example.dir, readOnly: true }] else [];
+    local exampleMount = if example then [jobs.exampleMount] else [];
     local trainT = $.containerTemplate('train', {
       image: util.get(params, 'trainImage', $.stockTrainImage),
       command: $.trainCommand(params),
@@ -136,7 +134,7 @@ local util = import 'kubeflow/common/util.libsonnet';
         activeDeadlineSeconds: util.optInt(util.get(params, 'activeDeadlineSeconds'), 'activeDeadlineSeconds'),
         ttlStrategy: if util.isNone(util.get(params, 'ttlSecondsAfterFinished')) then null
         else { secondsAfterCompletion: util.optInt(params.ttlSecondsAfterFinished, 'ttlSecondsAfterFinished') },
-        volumes: store.volumes + (if example then [{ name: $.example.volume, configMap: { name: params.name + '-example' } }] else []),
+        volumes: store.volumes + (if example then [jobs.exampleVolume(params)] else []),
         templates: [
           {
             name: 'train-and-serve',
@@ -160,6 +158,6 @@ local util = import 'kubeflow/common/util.libsonnet';
     else [k8s.pvc($.modelPvc(params), ns, labels, std.toString(util.get(params, 'modelPvcSize', '1Gi')),
                   util.get(params, 'modelStorageClass'))];
     local example = if !$.runsExample(params) then []
-    else [k8s.configMap(params.name + '-example', ns, labels, { 'train.py': importstr 'kubeflow/argo/example/train.py' })];
+    else [jobs.exampleConfigMap(params, env, importstr 'kubeflow/argo/example/train.py')];
     util.list(example + pvc + [$.workflow(params, env)] + (if rbac then $.serveRBAC(params, env) else [])),
 }

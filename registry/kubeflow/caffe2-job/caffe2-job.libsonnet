@@ -21,9 +21,7 @@ local util = import 'kubeflow/common/util.libsonnet';
   // GPUs when the pods have them, else on the CPU.
   example(params, n, backend)::
     local gpus = jobs.gpus(params);
-    local own = !util.isNone(util.get(params, 'command')) || !util.isNone(util.get(params, 'args'))
-                || util.get(params, 'image', $.stockImage) != $.stockImage;
-    if own then {}
+    if jobs.ownProgram(params, $.stockImage) then {}
     else {
       command: ['python', '/usr/local/caffe2/caffe2/python/examples/resnet50_trainer.py'],
       args: [

@@ -19,11 +19,9 @@ local util = import 'kubeflow/common/util.libsonnet';
   // the workers, as examples/chainerjob-mn.yaml runs it; with -g (one GPU a process) when
   // the master has GPUs, else with Open MPI's CUDA support off.
   masterExample(params, workers)::
-    local own = !util.isNone(util.get(params, 'command')) || !util.isNone(util.get(params, 'args'))
-                || util.get(params, 'image', $.stockImage) != $.stockImage;
     local gpus = jobs.gpus(params, 'master');
     local processes = $.slots(params, 'master').slots + workers * $.slots(params, 'worker').slots;
-    if own then {}
+    if jobs.ownProgram(params, $.stockImage) then {}
     else {
       command: ['mpiexec', '-n', std.toString(processes), '--allow-run-as-root', '--display-map']
                + (if gpus > 0 then [] else ['--mca', 'mpi_cuda_support', '0'])

@@ -127,32 +127,44 @@ local util = import 'kubeflow/common/util.libsonnet';
   // with those args instead (`--args='["python","/opt/mnist.py"]'` ran as arguments of
   // kf's example script, and the user's program never ran).
   command(params)::
-    local command = util.get(params, 'command');
-    local own = !util.isNone(util.get(params, 'args'))
-                || !std.member($.exampleImages, util.get(params, 'image'));
-    if std.member(util.toArgs(command), $.example.script) && own then null else command,
+    $.exampleCommand(util.get(params, 'command'),
+                     !util.isNone(util.get(params, 'args'))
+                     || !std.member($.exampleImages, util.get(params, 'image'))),
 
-  runsExample(params)::
-    std.member(util.toArgs($.command(params)) + util.toArgs(util.get(params, 'args')), $.example.script),
+  runsExample(params):: $.namesExample($.command(params), util.get(params, 'args')),
+
+  // The rule behind every component that runs kf's example (the job kinds here,
+  // argo-workflow's train step, train-job): `command` when it is the user's, nothing when
+  // it is kf's example command and the user brought a program of their own (`own`).
+  exampleCommand(command, own)::
+    if std.member(util.toArgs(command), $.example.script) && own then null else command,
+  // Whether `command` and `args` run kf's example script.
+  namesExample(command, args):: std.member(util.toArgs(command) + util.toArgs(args), $.example.script),
+  // Whether the user brought a program of their own: a command, args, or an image other
+  // than kf's `stockImage` (caffe2-job, chainer-job).
+  ownProgram(params, stockImage)::
+    !util.isNone(util.get(params, 'command')) || !util.isNone(util.get(params, 'args'))
+    || util.get(params, 'image', stockImage) != stockImage,
+  // The example's ConfigMap <name>-example, its volume and its read-only mount.
+  exampleConfigMap(params, env, script)::
+    k8s.configMap(params.name + '-example', util.namespace(params, env), util.labels(params.name), { 'train.py': script }),
+  exampleVolume(params):: { name: $.example.volume, configMap: { name: params.name + '-example' } },
+  exampleMount:: { name: $.example.volume, mountPath: $.example.dir, readOnly: true },
 
   // `job` alone, or, when it runs the example, a List of the script's ConfigMap and the
   // job with the script mounted read-only in every replica's containers.
   withExample(params, env, script, job)::
     if !$.runsExample(params) then job
     else
-      local cm = params.name + '-example';
       local field = [f for f in std.objectFields(job.spec) if std.endsWith(f, 'ReplicaSpecs')][0];
       local mounted(spec) = spec {
         template+: { spec+: {
-          volumes+: [{ name: $.example.volume, configMap: { name: cm } }],
-          containers: [
-            c { volumeMounts+: [{ name: $.example.volume, mountPath: $.example.dir, readOnly: true }] }
-            for c in spec.template.spec.containers
-          ],
+          volumes+: [$.exampleVolume(params)],
+          containers: [c { volumeMounts+: [$.exampleMount] } for c in spec.template.spec.containers],
         } },
       };
       util.list([
-        k8s.configMap(cm, util.namespace(params, env), util.labels(params.name), { 'train.py': script }),
+        $.exampleConfigMap(params, env, script),
         job { spec+: { [field]: { [t]: mounted(job.spec[field][t]) for t in std.objectFields(job.spec[field]) } } },
       ]),
 

@@ -8,7 +8,6 @@
 // runtimes): trainer.kubeflow.org_trainjobs.yaml of kubeflow/trainer v2.3.0.
 local gpu = import 'kubeflow/common/gpu.libsonnet';
 local jobs = import 'kubeflow/common/jobs.libsonnet';
-local k8s = import 'kubeflow/common/k8s.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
 
 {
@@ -34,12 +33,10 @@ local util = import 'kubeflow/common/util.libsonnet';
   // for any other runtime, image or args.
   exampleRuntime:: 'torch-distributed',
   command(params)::
-    local command = util.get(params, 'command');
-    local own = !util.isNone(util.get(params, 'args')) || !util.isNone(util.get(params, 'image'))
-                || util.get(params, 'runtimeRef', $.exampleRuntime) != $.exampleRuntime;
-    if std.member(util.toArgs(command), jobs.example.script) && own then null else command,
-  runsExample(params)::
-    std.member(util.toArgs($.command(params)) + util.toArgs(util.get(params, 'args')), jobs.example.script),
+    jobs.exampleCommand(util.get(params, 'command'),
+                        !util.isNone(util.get(params, 'args')) || !util.isNone(util.get(params, 'image'))
+                        || util.get(params, 'runtimeRef', $.exampleRuntime) != $.exampleRuntime),
+  runsExample(params):: jobs.namesExample($.command(params), util.get(params, 'args')),
 
   // The trainer's container in the Kubeflow runtimes (torch_distributed.yaml and the
   // others of Trainer v2.3: replicated job `node`, container `node`).
@@ -52,10 +49,8 @@ local util = import 'kubeflow/common/util.libsonnet';
   podPatch(params, g)::
     local storage = jobs.volumes(params);
     local example = $.runsExample(params);
-    local volumes = storage.volumes
-                    + (if example then [{ name: jobs.example.volume, configMap: { name: params.name + '-example' } }] else []);
-    local mounts = storage.volumeMounts
-                   + (if example then [{ name: jobs.example.volume, mountPath: jobs.example.dir, readOnly: true }] else []);
+    local volumes = storage.volumes + (if example then [jobs.exampleVolume(params)] else []);
+    local mounts = storage.volumeMounts + (if example then [jobs.exampleMount] else []);
     util.prune({
       serviceAccountName: util.get(params, 'serviceAccountName'),
       imagePullSecrets: [{ name: s } for s in util.toArray(util.get(params, 'imagePullSecrets'))],
@@ -68,8 +63,7 @@ local util = import 'kubeflow/common/util.libsonnet';
   trainJob(params, env)::
     if !$.runsExample(params) then $.job(params, env)
     else util.list([
-      k8s.configMap(params.name + '-example', util.namespace(params, env), util.labels(params.name),
-                    { 'train.py': importstr 'kubeflow/pytorch-job/example/train.py' }),
+      jobs.exampleConfigMap(params, env, importstr 'kubeflow/pytorch-job/example/train.py'),
       $.job(params, env),
     ]),
 
