@@ -290,6 +290,48 @@ fn parentheses_ksonnet_dropped_are_rendered_as_written_with_a_warning() {
     );
 }
 
+/// go-jsonnet 0.11.2 (ksonnet 0.13.1's engine) answered `std.objectHas` from a field's
+/// topmost definition (value.go objectHasField → findField), so a field defined with `:`
+/// over a hidden `::` one counts; apps of the `$.defaultParams + overrides` shape took
+/// that branch. kf renders that branch and warns once per call site, with its file:line.
+#[test]
+fn object_has_over_a_hidden_field_takes_ksonnets_branch_with_one_warning() {
+    let app = new_app();
+    write(
+        app.root.join("lib/defaults.libsonnet"),
+        "{\n  defaultParams:: { replicas: 1 },\n}\n",
+    );
+    write(
+        app.root.join("components/web.jsonnet"),
+        "local base = import 'defaults.libsonnet';\nlocal app = base + { defaultParams: { replicas: 3 } };\nlocal has(o) = std.objectHas(o, 'defaultParams');\n{\n  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web' },\n  data: {\n    replicas: if has(app) then std.toString(app.defaultParams.replicas) else 'none',\n    again: std.toString(has(app)),\n    visible: std.toString(std.objectHas({ v: 1 }, 'v')),\n  },\n}\n",
+    );
+    let run = kf_in(&app.root, &["show", "default"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("replicas: \"3\""), "{}", run.stdout);
+    assert!(run.stdout.contains("again: \"true\""), "{}", run.stdout);
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", run.stderr);
+    assert!(
+        warnings[0].starts_with("warning: components/web.jsonnet:3: std.objectHas(…, 'defaultParams') answered true, as ksonnet 0.13 did"),
+        "{}",
+        warnings[0]
+    );
+    // A component whose calls agree with today's Jsonnet warns of nothing.
+    let quiet = kf_in(&app.root, &["show", "default", "-c", "web", "-o", "json"]);
+    assert_eq!(quiet.status, 0);
+    write(
+        app.root.join("components/web.jsonnet"),
+        "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web' }, data: { a: std.toString(std.objectHas({ v:: 1 }, 'v')) } }\n",
+    );
+    let run = kf_in(&app.root, &["show", "default"]);
+    assert!(run.stdout.contains("a: \"false\""), "{}", run.stdout);
+    assert!(!run.stderr.contains("warning:"), "{}", run.stderr);
+}
+
 /// What real apps relied on in ksonnet's engine renders the same: unary `+` on a string,
 /// importstr byte for byte, and a component's text block with the newline ksonnet's
 /// reprint added (a text block in a library is as written).

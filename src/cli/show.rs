@@ -110,10 +110,16 @@ impl JsonnetArgs {
     /// Render one environment of `app`.
     pub fn render(&self, ctx: &Context_, app: &App, env: &str) -> Result<Vec<RenderedObject>> {
         let options = self.options(ctx)?;
+        kf::engine::take_ksonnet_answers();
         let objects = render(app, env, &options)?;
+        for warning in kf::render::ksonnet_compat::object_has_warnings(app, env, &options) {
+            eprintln!("warning: {warning}");
+        }
         for warning in kf::render::ksonnet_compat::paren_warnings(app, env, &options, &objects) {
             eprintln!("warning: {warning}");
         }
+        // The re-renders of those checks counted their answers too.
+        kf::engine::take_ksonnet_answers();
         Ok(objects)
     }
 

@@ -12,6 +12,7 @@ mod stdlib;
 pub mod watchdog;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use jrsonnet_evaluator::trace::{CompactFormat, PathResolver, TraceFormat};
 use jrsonnet_evaluator::val::MemoizedClosureThunk;
@@ -202,6 +203,7 @@ impl Engine {
     }
 
     pub fn format_error(&self, error: &jrsonnet_evaluator::Error) -> EvalError {
+        record_probe_stop(error);
         let format = CompactFormat {
             resolver: PathResolver::Relative(self.display_root.clone()),
             max_trace: 12,
@@ -211,6 +213,86 @@ impl Engine {
             .format(error)
             .unwrap_or_else(|_| error.error().to_string());
         EvalError { message }
+    }
+}
+
+/// Answers of `std.objectHas` that followed ksonnet 0.13's engine where today's Jsonnet
+/// answers otherwise, counted over every engine of the process since the last
+/// [`take_ksonnet_answers`]. jrsonnet gives a builtin no call site, so a warning's file:line
+/// comes from a probe: a render again with [`probe_ksonnet_answer`] set stops at the n-th
+/// such answer, and the stop's stack trace names the call ([`Engine::format_error`]).
+static KSONNET_ANSWERS: AtomicUsize = AtomicUsize::new(0);
+/// The index of the answer a probe stops at; `usize::MAX` when no probe runs.
+static PROBE_AT: AtomicUsize = AtomicUsize::new(usize::MAX);
+/// Whether the running probe stopped at its answer.
+static PROBE_STOPPED: AtomicBool = AtomicBool::new(false);
+/// Call sites found by probes: (file, 1-based line, field).
+static PROBED_SITES: std::sync::Mutex<std::collections::BTreeSet<(PathBuf, usize, String)>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+/// The message a probe stops a render with, followed by the field's name.
+const PROBE_STOP: &str = "kf probe: std.objectHas answered as ksonnet did for field ";
+
+/// Count one ksonnet-style answer for `field`; a probe stops at the one it waits for.
+fn ksonnet_answer(field: &str) -> jrsonnet_evaluator::Result<()> {
+    let n = KSONNET_ANSWERS.fetch_add(1, Ordering::Relaxed);
+    if n == PROBE_AT.load(Ordering::Relaxed) {
+        PROBE_STOPPED.store(true, Ordering::Relaxed);
+        jrsonnet_evaluator::bail!("{PROBE_STOP}{field}");
+    }
+    Ok(())
+}
+
+/// How many ksonnet-style answers were given since the last call (and start counting anew).
+pub fn take_ksonnet_answers() -> usize {
+    KSONNET_ANSWERS.swap(0, Ordering::Relaxed)
+}
+
+/// Run `render` as a probe that stops at ksonnet-style answer number `n` (0-based) and
+/// records its call site; returns whether it stopped there (`false`: fewer answers).
+/// Renders are single-threaded, so answer `n` is the same call on every run.
+pub fn probe_ksonnet_answer<T, E>(n: usize, render: impl FnOnce() -> Result<T, E>) -> bool {
+    KSONNET_ANSWERS.store(0, Ordering::Relaxed);
+    PROBE_STOPPED.store(false, Ordering::Relaxed);
+    PROBE_AT.store(n, Ordering::Relaxed);
+    // The render's result is the probe's stop (or not): only the site it recorded counts.
+    let _ = render();
+    PROBE_AT.store(usize::MAX, Ordering::Relaxed);
+    KSONNET_ANSWERS.store(0, Ordering::Relaxed);
+    PROBE_STOPPED.swap(false, Ordering::Relaxed)
+}
+
+/// The call sites probes found, each once, paths relative to `display_root`.
+pub fn take_probed_sites(display_root: &Path) -> Vec<(String, usize, String)> {
+    let sites = match PROBED_SITES.lock() {
+        Ok(mut s) => std::mem::take(&mut *s),
+        Err(_) => return Vec::new(),
+    };
+    sites
+        .into_iter()
+        .map(|(file, line, field)| {
+            let shown = file.strip_prefix(display_root).unwrap_or(&file);
+            (shown.display().to_string(), line, field)
+        })
+        .collect()
+}
+
+/// If `error` is a probe's stop, record where the call was.
+fn record_probe_stop(error: &jrsonnet_evaluator::Error) {
+    let message = error.error().to_string();
+    let Some(field) = message.split_once(PROBE_STOP).map(|(_, f)| f.to_string()) else {
+        return;
+    };
+    let Some(span) = error.trace().0.iter().find_map(|f| f.location.as_ref()) else {
+        return;
+    };
+    let source = &span.0;
+    let file = match source.source_path().path() {
+        Some(p) => p.to_path_buf(),
+        None => PathBuf::from(source.source_path().to_string()),
+    };
+    let [at] = source.map_source_locations(&[span.1]);
+    if let Ok(mut sites) = PROBED_SITES.lock() {
+        sites.insert((file, at.line, field));
     }
 }
 

@@ -1,15 +1,18 @@
-//! jrsonnet's standard library with kf's bounded `std.makeArray` and `std.repeat`.
+//! jrsonnet's standard library with kf's bounded `std.makeArray` and `std.repeat`, and
+//! ksonnet 0.13's `std.objectHas` (see [`kf_object_has_ex`]).
 
 use std::cell::{Ref, RefCell, RefMut};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use std::ops::ControlFlow;
+
 use jrsonnet_evaluator::function::{NativeFn, builtin};
-use jrsonnet_evaluator::typed::Either2;
+use jrsonnet_evaluator::typed::{Either2, FromUntyped};
 use jrsonnet_evaluator::val::ArrValue;
 use jrsonnet_evaluator::{
-    Either, IStr, InitialContextBuilder, ObjValue, ObjValueBuilder, Result, Source, Thunk, Val,
-    bail, tla::TlaArg, trace::PathResolver,
+    Either, EnumFields, IStr, InitialContextBuilder, ObjValue, ObjValueBuilder, Result, Source,
+    Thunk, Val, Visibility, bail, tla::TlaArg, trace::PathResolver,
 };
 use jrsonnet_gcmodule::{Cc, Trace};
 use jrsonnet_stdlib::{Settings, StdTracePrinter, stdlib_uncached};
@@ -51,6 +54,55 @@ fn kf_repeat(what: Either![IStr, ArrValue], count: u32) -> Result<Val> {
     jrsonnet_stdlib::builtin_repeat(what, count)
 }
 
+/// `std.objectHasEx` as go-jsonnet 0.11.2 (ksonnet 0.13.1's engine) answered it: a field
+/// counts as visible unless its topmost definition is hidden (value.go objectHasField asks
+/// `findField`, which stops at the first layer defining it), so `{ v:: 1 } + { v: 2 }`
+/// has `v` although `std.objectFields` omits it. Real apps branch on this
+/// (`$.defaultParams + overrides`); each answer that differs from today's Jsonnet is
+/// counted, for a warning naming its call site ([`super::ksonnet_answer`]).
+#[builtin]
+fn kf_object_has_ex(obj: ObjValue, fname: IStr, hidden: bool) -> Result<bool> {
+    if hidden || obj.has_field(fname.clone()) || !obj.has_field_include_hidden(fname.clone()) {
+        return Ok(obj.has_field_ex(fname, hidden));
+    }
+    // Defined, and hidden by the rules of today: which layer defines it on top?
+    let mut topmost = None;
+    obj.enum_fields(&mut |_, _, name, field| {
+        if name != fname {
+            return ControlFlow::Continue(());
+        }
+        topmost = Some(field);
+        ControlFlow::Break(())
+    });
+    let ksonnet = matches!(
+        topmost,
+        Some(EnumFields::Normal(Visibility::Normal | Visibility::Unhide))
+    );
+    if ksonnet {
+        super::ksonnet_answer(&fname)?;
+    }
+    Ok(ksonnet)
+}
+
+/// `std.objectHas(o, f)`: `std.objectHasEx(o, f, false)`, as go-jsonnet 0.11.2 defines it.
+#[builtin]
+fn kf_object_has(o: ObjValue, f: IStr) -> Result<bool> {
+    kf_object_has_ex(o, f, false)
+}
+
+/// `std.setUnion(a, b, keyF)` as go-jsonnet 0.11.2 defined it: `std.set(a + b, keyF)`,
+/// sorted and unique whatever order `a` and `b` come in (jrsonnet merges them as the sets
+/// they should be, and keeps an unsorted input's order).
+#[builtin]
+#[allow(non_snake_case)]
+fn kf_set_union(a: ArrValue, b: ArrValue, keyF: Option<Val>) -> Result<ArrValue> {
+    let all = ArrValue::extended(a, b).unwrap_or_else(|| ArrValue::new(Vec::<Val>::new()));
+    match keyF {
+        None => jrsonnet_stdlib::builtin_set(all, Default::default()),
+        Some(f) => jrsonnet_stdlib::builtin_set(all, FromUntyped::from_untyped(f)?),
+    }
+}
+
 /// jrsonnet's standard library with kf's bounded `makeArray` and `repeat`, and the ext
 /// vars and `thisFile` of jrsonnet's own initializer.
 #[derive(Trace, Clone)]
@@ -71,6 +123,9 @@ impl BoundedStdlib {
         std.with_super(stdlib_uncached(settings.clone()));
         std.method("makeArray", kf_make_array {});
         std.method("repeat", kf_repeat {});
+        std.method("objectHas", kf_object_has {});
+        std.method("objectHasEx", kf_object_has_ex {});
+        std.method("setUnion", kf_set_union {});
         BoundedStdlib {
             stdlib: std.build(),
             settings,

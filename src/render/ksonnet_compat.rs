@@ -342,6 +342,30 @@ pub fn paren_warnings(
     warnings
 }
 
+/// Probes per render at most: each renders the environment again.
+const MAX_OBJECT_HAS_PROBES: usize = 8;
+
+/// One warning per call site where `std.objectHas` answered `true` as ksonnet 0.13's
+/// engine did and today's Jsonnet would not (see `engine/stdlib.rs`), found by rendering
+/// again as probes ([`crate::engine::probe_ksonnet_answer`]) only when the render just
+/// done gave such answers. Call right after that render.
+pub fn object_has_warnings(app: &App, env: &str, options: &RenderOptions) -> Vec<String> {
+    let answers = crate::engine::take_ksonnet_answers();
+    for n in 0..answers.min(MAX_OBJECT_HAS_PROBES) {
+        if !crate::engine::probe_ksonnet_answer(n, || super::render(app, env, options)) {
+            break;
+        }
+    }
+    crate::engine::take_probed_sites(&app.root)
+        .into_iter()
+        .map(|(file, line, field)| {
+            format!(
+                "{file}:{line}: std.objectHas(…, '{field}') answered true, as ksonnet 0.13 did: the field is defined with `:` over a hidden `::` one, which today's Jsonnet counts as hidden (false); write std.objectHasAll to get this answer from every Jsonnet tool"
+            )
+        })
+        .collect()
+}
+
 /// The first place two values differ: (JSON pointer, ours, theirs), values shortened.
 fn first_difference(a: &Value, b: &Value, path: &str) -> Option<(String, String, String)> {
     let short = |v: &Value| {
