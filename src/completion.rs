@@ -19,6 +19,8 @@ enum Slot {
     Param(String),
     Registry,
     Package,
+    /// A module, as `kf env targets --module` takes it (`/`, `team/serving`).
+    Module,
     Nothing,
 }
 
@@ -59,6 +61,7 @@ const VALUED_FLAGS: &[&str] = &[
     "--name",
     "--api-spec",
     "--k8s-version",
+    "--module",
 ];
 
 /// Candidates for `words[index]` of a kf command line (`words[0]` is `kf`), the app found
@@ -88,6 +91,7 @@ fn slot(before: &[String]) -> Slot {
         match last.as_str() {
             "--env" => return Slot::Environment,
             "-c" | "--component" => return Slot::Component,
+            "--module" => return Slot::Module,
             _ => {}
         }
     }
@@ -117,7 +121,7 @@ fn slot(before: &[String]) -> Slot {
     let n = positionals.len();
     match (path.as_slice(), n) {
         ([verb], 0) if ENV_FIRST.contains(verb) => Slot::Environment,
-        (["env", "set" | "rm" | "describe" | "current"], 0) => Slot::Environment,
+        (["env", "set" | "rm" | "describe" | "current" | "targets"], 0) => Slot::Environment,
         (["generate"], 0) | (["prototype", "describe" | "preview" | "use"], 0) => Slot::Prototype,
         (["param", "set" | "unset" | "delete"], 0) | (["param", "list"], 0) => Slot::Component,
         (["param", "set" | "unset" | "delete"], 1) => Slot::Param(positionals[0].to_string()),
@@ -153,6 +157,14 @@ fn names(app: &App, slot: &Slot) -> Vec<String> {
             .into_keys()
             .map(|p| format!("{}/{p}", crate::registry::BUILTIN))
             .collect(),
+        Slot::Module => app
+            .modules()
+            .map(|ms| {
+                ms.iter()
+                    .map(|m| m.display_name().replace('.', "/"))
+                    .collect()
+            })
+            .unwrap_or_default(),
         Slot::Nothing => Vec::new(),
     }
 }
@@ -198,6 +210,12 @@ mod tests {
         assert_eq!(slot_of("show prod -c"), Slot::Component);
         assert_eq!(slot_of("apply prod --env"), Slot::Environment);
         assert_eq!(slot_of("generate"), Slot::Prototype);
+        assert_eq!(slot_of("env targets"), Slot::Environment);
+        assert_eq!(slot_of("env targets prod --module"), Slot::Module);
+        assert_eq!(
+            slot_of("env targets prod --module / --module"),
+            Slot::Module
+        );
         assert_eq!(slot_of("prototype describe"), Slot::Prototype);
         assert_eq!(slot_of("param set"), Slot::Component);
         assert_eq!(slot_of("param set web"), Slot::Param("web".into()));

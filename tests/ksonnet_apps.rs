@@ -332,6 +332,97 @@ fn object_has_over_a_hidden_field_takes_ksonnets_branch_with_one_warning() {
     assert!(!run.stderr.contains("warning:"), "{}", run.stderr);
 }
 
+/// ksonnet 0.13's `param list` printed each value on one line but every non-empty object
+/// or array inside it over several lines, with trailing commas (pkg/params/lister.go
+/// objectValueAsString: only the value's own object is `Oneline`, only its own array is
+/// forced onto one line; ksonnet-lib's printer lays out the rest as the evaluated params
+/// had them).
+#[test]
+fn param_list_prints_nested_objects_over_several_lines_as_ksonnet_did() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["generate", "configMap", "web", "--data", r#"{"a":"b"}"#],
+    );
+    let params = read(app.root.join("components/params.libsonnet"));
+    write(
+        app.root.join("components/params.libsonnet"),
+        &params.replacen(
+            "web: {",
+            "web: {\n      conf: { name: \"x\", image: { tag: \"1\", repo: \"r\" }, empty: {} },\n      list: [1, [2], { a: 1 }, []],",
+            1,
+        ),
+    );
+    let out = ok(&app.root, &["param", "list", "web"]);
+    assert!(
+        out.contains(" { empty: {}, image: {\n  repo: 'r',\n  tag: '1',\n}, name: 'x' }\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(" [1, [\n  2,\n], {\n  a: 1,\n}, []]\n"),
+        "{out}"
+    );
+}
+
+/// A library app.yaml declares but vendor/ lacks: ksonnet 0.13.1 exited 1 on every
+/// command; kf refuses the verbs that render at once, naming the library and the command
+/// that restores it, and the listing verbs go on with a warning.
+#[test]
+fn a_declared_library_missing_from_vendor_stops_rendering_with_the_fix() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["generate", "configMap", "web", "--data", r#"{"a":"b"}"#],
+    );
+    // The libraries kf vendored itself are there: nothing is said.
+    let run = kf_in(&app.root, &["component", "list"]);
+    assert!(!run.stderr.contains("warning"), "{}", run.stderr);
+    let yaml = read(app.root.join("app.yaml"));
+    write(
+        app.root.join("app.yaml"),
+        &format!(
+            "{yaml}libraries:\n  automation:\n    name: automation\n    registry: incubator\n    version: 40d5ac3\n"
+        ),
+    );
+    assert!(!yaml.contains("libraries:"), "{yaml}");
+    // (kf diff exits 2 on an error, as diff(1): 1 means the two sides differ.)
+    for (verb, code) in [
+        (&["show", "default"][..], 1),
+        (&["diff", "local:default", "local:default"], 2),
+        (&["validate", "default"], 1),
+    ] {
+        let run = kf_in(&app.root, verb);
+        assert_eq!(run.status, code, "{verb:?}: {}", run.stderr);
+        assert!(run.stdout.is_empty(), "{verb:?}: {}", run.stdout);
+        assert!(
+            run.stderr.contains("app.yaml: library 'automation' is declared, but vendor/incubator has no copy of it; restore it with `kf pkg install incubator/automation@40d5ac3`"),
+            "{verb:?}: {}",
+            run.stderr
+        );
+    }
+    for verb in [
+        &["component", "list"][..],
+        &["param", "list"],
+        &["env", "list"],
+    ] {
+        let run = kf_in(&app.root, verb);
+        assert_eq!(run.status, 0, "{verb:?}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("warning: app.yaml: library 'automation' is declared"),
+            "{verb:?}: {}",
+            run.stderr
+        );
+    }
+    // Its copy back in vendor/ (ksonnet 0.13's `<name>@<version>` folder), all renders.
+    write(
+        app.root
+            .join("vendor/incubator/automation@40d5ac3/parts.yaml"),
+        "name: automation\n",
+    );
+    ok(&app.root, &["show", "default"]);
+}
+
 /// What real apps relied on in ksonnet's engine renders the same: unary `+` on a string,
 /// importstr byte for byte, and a component's text block with the newline ksonnet's
 /// reprint added (a text block in a library is as written).

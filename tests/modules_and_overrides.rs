@@ -6,8 +6,28 @@ mod support;
 use support::*;
 
 /// An app with the root module and a nested module `team.serving`, both holding a
-/// component named `web` (ksonnet keeps them apart by module).
+/// component named `web` (ksonnet keeps them apart by module), and both environments
+/// targeting both modules (an env without targets renders the root module alone).
 fn app_with_modules() -> TempApp {
+    let app = app_with_untargeted_modules();
+    for env in ["default", "prod"] {
+        ok(
+            &app.root,
+            &[
+                "env",
+                "targets",
+                env,
+                "--module",
+                "/",
+                "--module",
+                "team/serving",
+            ],
+        );
+    }
+    app
+}
+
+fn app_with_untargeted_modules() -> TempApp {
     let app = new_app();
     ok(
         &app.root,
@@ -108,17 +128,68 @@ fn nested_modules_render_with_their_own_params_and_full_names() {
     );
 }
 
+/// ksonnet 0.13 located an env's components from its targets, and with none from
+/// `components/` alone (pkg/component/locator.go Locate): module components are not
+/// rendered, and `-c` of one says why.
+#[test]
+fn an_env_without_targets_renders_the_root_module_only() {
+    let app = app_with_untargeted_modules();
+    let out = ok(&app.root, &["show", "default"]);
+    assert!(out.contains("where: root"), "{out}");
+    assert!(!out.contains("team.serving.web"), "{out}");
+    assert_eq!(ok(&app.root, &["env", "targets", "default"]), "/\n");
+    let err = fails(&app.root, &["show", "default", "-c", "team.serving.web"]);
+    assert!(err.contains("does not target"), "{err}");
+}
+
+/// With `targets: [m]`, ksonnet gave module m's components every env params key
+/// `"m.<x>"` as `components.<x>` (pkg/params/scripts/params_for_module.libsonnet), even
+/// with no component `x`; root components get the keys without a dot the same way.
+#[test]
+fn module_scoped_env_overrides_reach_the_module_without_a_component_of_that_name() {
+    let app = app_with_modules();
+    let module = app.root.join("components/team/serving");
+    write(
+        module.join("reader.jsonnet"),
+        "local p = std.extVar(\"__ksonnet/params\").components;\n{ apiVersion: \"v1\", kind: \"ConfigMap\", metadata: { name: \"reader\" }, data: { a: p.shared.a, b: std.toString(std.objectHas(p, \"other\")) } }\n",
+    );
+    write(
+        app.root.join("components/rootreader.jsonnet"),
+        "local p = std.extVar(\"__ksonnet/params\").components;\n{ apiVersion: \"v1\", kind: \"ConfigMap\", metadata: { name: \"rootreader\" }, data: { a: p.common.a } }\n",
+    );
+    let env_params = read(app.root.join("environments/prod/params.libsonnet"));
+    write(
+        app.root.join("environments/prod/params.libsonnet"),
+        &env_params.replacen(
+            "components+: {",
+            "components +: {\n    \"team.serving.shared\"+: { a: \"env\" },\n    \"other.shared\"+: { a: \"not mine\" },\n    common+: { a: \"root env\" },",
+            1,
+        ),
+    );
+    assert_ne!(
+        read(app.root.join("environments/prod/params.libsonnet")),
+        env_params,
+        "{env_params}"
+    );
+    let out = ok(&app.root, &["show", "prod", "-o", "json"]);
+    let reader = out
+        .find("\"reader\"")
+        .map(|i| &out[i.saturating_sub(300)..])
+        .unwrap_or_default();
+    assert!(reader.contains("\"a\": \"env\""), "{out}");
+    assert!(out.contains("\"b\": \"false\""), "{out}");
+    assert!(out.contains("\"a\": \"root env\""), "{out}");
+}
+
 #[test]
 fn env_targets_restrict_the_rendered_modules() {
     let app = app_with_modules();
-    let yaml = read(app.root.join("app.yaml"));
-    let with_targets = yaml.replacen(
-        "    path: prod\n",
-        "    path: prod\n    targets:\n    - team/serving\n",
-        1,
+    ok(
+        &app.root,
+        &["env", "targets", "prod", "--module", "team/serving"],
     );
-    assert_ne!(yaml, with_targets, "app.yaml layout changed: {yaml}");
-    write(app.root.join("app.yaml"), &with_targets);
+    assert_eq!(ok(&app.root, &["env", "targets", "prod"]), "team/serving\n");
+    assert!(ok(&app.root, &["env", "describe", "prod"]).contains("targets:\n- team/serving"));
 
     let prod = ok(&app.root, &["show", "prod"]);
     assert!(
@@ -133,6 +204,28 @@ fn env_targets_restrict_the_rendered_modules() {
         err.contains("module '/'") && err.contains("does not target"),
         "{err}"
     );
+    // A target that names no module is refused when set, and when app.yaml has it.
+    let before = read(app.root.join("app.yaml"));
+    let err = fails(
+        &app.root,
+        &["env", "targets", "prod", "--module", "team/nope"],
+    );
+    assert!(
+        err.contains("no module 'team/nope'") && err.contains("team.serving"),
+        "{err}"
+    );
+    assert_eq!(read(app.root.join("app.yaml")), before);
+    write(
+        app.root.join("app.yaml"),
+        &before.replacen("- team/serving", "- team/nope", 1),
+    );
+    // (default's `- team/serving` comes first in app.yaml.)
+    let err = fails(&app.root, &["show", "default"]);
+    assert!(
+        err.contains("app.yaml") && err.contains("targets 'team/nope', which is no module"),
+        "{err}"
+    );
+    write(app.root.join("app.yaml"), &before);
     // kf keeps the targets when it rewrites app.yaml.
     ok(&app.root, &["env", "set", "prod", "--namespace", "other"]);
     assert!(read(app.root.join("app.yaml")).contains("targets:\n    - team/serving"));
@@ -172,4 +265,64 @@ fn override_entries_merge_field_by_field_and_an_empty_override_file_is_removed()
         "an override file that defines nothing is removed"
     );
     assert!(!read(app.root.join("app.yaml")).contains("local"));
+}
+
+/// Kept differences (docs/rendering.md): app.yaml is YAML 1.2, so `- n` in `targets` is
+/// module `n` (ksonnet read YAML 1.1's boolean and failed on the app); and `param list
+/// --env` prints each component's rows once (ksonnet repeated the rows of the targeted
+/// modules once per target).
+#[test]
+fn yaml_1_1_words_in_targets_are_module_names_and_param_list_rows_come_once() {
+    let app = app_with_untargeted_modules();
+    write(
+        app.root.join("components/n/params.libsonnet"),
+        "{\n  global: {},\n  components: {\n    c: { v: \"from n\" },\n  },\n}\n",
+    );
+    write(
+        app.root.join("components/n/c.jsonnet"),
+        "local p = std.extVar(\"__ksonnet/params\").components.c;\n{ apiVersion: \"v1\", kind: \"ConfigMap\", metadata: { name: \"n-c\" }, data: { v: p.v } }\n",
+    );
+    let yaml = read(app.root.join("app.yaml"));
+    let with_n = yaml.replacen(
+        "    path: default\n",
+        "    path: default\n    targets:\n    - n\n",
+        1,
+    );
+    assert_ne!(yaml, with_n, "{yaml}");
+    write(app.root.join("app.yaml"), &with_n);
+    let out = ok(&app.root, &["show", "default"]);
+    assert!(
+        out.contains("v: from n") && !out.contains("where: root"),
+        "{out}"
+    );
+
+    ok(
+        &app.root,
+        &[
+            "env",
+            "targets",
+            "prod",
+            "--module",
+            "/",
+            "--module",
+            "team/serving",
+            "--module",
+            "n",
+        ],
+    );
+    let listed = ok(&app.root, &["param", "list", "--env", "prod"]);
+    for (component, param) in [
+        ("team.serving.web", "greeting"),
+        ("n.c", "v"),
+        ("web", "data"),
+    ] {
+        let rows = listed
+            .lines()
+            .filter(|l| {
+                let mut cells = l.split_whitespace();
+                cells.next() == Some(component) && cells.next() == Some(param)
+            })
+            .count();
+        assert_eq!(rows, 1, "{component}.{param} in:\n{listed}");
+    }
 }

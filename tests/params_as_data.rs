@@ -196,6 +196,12 @@ fn entries_read_when_needed_render_as_evaluated_ones_do() {
             app.root.join("components/ml/params.libsonnet"),
             &format!("{prefix}{NESTED}"),
         );
+        for env in ["default", "prod"] {
+            ok(
+                &app.root,
+                &["env", "targets", env, "--module", "/", "--module", "ml"],
+            );
+        }
         app
     };
     let plain = make("");

@@ -303,6 +303,8 @@ pub struct EnvChanges {
     pub server: Option<String>,
     pub namespace: Option<String>,
     pub api_spec: Option<String>,
+    /// The modules it renders (`kf env targets`), each `/`, `a/b` or `a.b`.
+    pub targets: Option<Vec<String>>,
 }
 
 /// `kf env set`: change destination, version or name (renaming moves the folder).
@@ -314,6 +316,22 @@ pub fn update_env(app: &App, name: &str, changes: &EnvChanges) -> Result<(), App
     }
     if let Some(n) = &changes.namespace {
         entry.destination.namespace = n.clone();
+    }
+    if let Some(targets) = &changes.targets {
+        let modules = app.modules()?;
+        for t in targets {
+            if !modules.iter().any(|m| m.is_targeted_by(t)) {
+                let names: Vec<&str> = modules.iter().map(|m| m.display_name()).collect();
+                return Err(AppError::Invalid {
+                    path: app.components_dir(),
+                    message: format!(
+                        "no module '{t}' here (modules: {}); a module is a folder of components/ with a params.libsonnet",
+                        names.join(", ")
+                    ),
+                });
+            }
+        }
+        entry.targets = targets.clone();
     }
     let mut swagger = None;
     if let Some(a) = &changes.api_spec {

@@ -90,7 +90,8 @@ pub struct EnvironmentSpec {
         skip_serializing_if = "String::is_empty"
     )]
     pub path: String,
-    /// Modules this environment renders (`/` is the root module); empty means all.
+    /// Modules this environment renders (`/` is the root module); empty means the root
+    /// module alone, as ksonnet 0.13 read it.
     #[serde(
         default,
         deserialize_with = "null_is_empty",

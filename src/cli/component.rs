@@ -43,6 +43,7 @@ pub fn run(ctx: &Context_, cmd: ComponentCommand) -> Result<()> {
     let (app, _lock) = ctx.app_for(writes)?;
     match cmd {
         ComponentCommand::List { output } => {
+            super::warn_missing_libraries(&app);
             let components = app.components()?;
             let kind_of = |c: &kf::app::Component| -> (String, String, String) {
                 if c.format == ComponentFormat::Jsonnet {

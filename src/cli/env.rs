@@ -42,6 +42,18 @@ pub enum EnvCommand {
         #[arg(long)]
         unset: bool,
     },
+    /// Show or set the modules an environment renders (none set: the root module only).
+    #[command(
+        after_help = "Examples:\n  kf env targets prod --module / --module team/serving\n  kf env targets prod"
+    )]
+    Targets {
+        /// The environment.
+        name: String,
+        /// A module to render (`/` is the root; repeat for more). Replaces the list; without
+        /// any, the current targets are printed.
+        #[arg(long = "module", value_name = "MODULE")]
+        modules: Vec<String>,
+    },
     /// Print an environment's settings as YAML.
     #[command(after_help = "Example:\n  kf env describe prod")]
     Describe {
@@ -90,6 +102,7 @@ pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
     let writes = match &cmd {
         EnvCommand::List { .. } | EnvCommand::Describe { .. } => false,
         EnvCommand::Current { set, unset } => set.is_some() || *unset,
+        EnvCommand::Targets { modules, .. } => !modules.is_empty(),
         _ => true,
     };
     let (app, _lock) = ctx.app_for(writes)?;
@@ -112,6 +125,7 @@ pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
             println!("Removed environment '{name}'");
         }
         EnvCommand::List { output } => {
+            super::warn_missing_libraries(&app);
             let envs = app.environments();
             let rows: Vec<Vec<String>> = envs
                 .iter()
@@ -158,9 +172,38 @@ pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
                     server: a.server,
                     namespace: a.namespace,
                     api_spec: a.api_spec,
+                    targets: None,
                 },
             )?;
             println!("Updated environment '{}'", a.name);
+        }
+        EnvCommand::Targets { name, modules } => {
+            if modules.is_empty() {
+                let env = app.environment(&name)?;
+                if env.targets.is_empty() {
+                    eprintln!("environment '{name}' sets no targets: it renders the root module");
+                    println!("/");
+                }
+                for t in &env.targets {
+                    println!("{t}");
+                }
+            } else {
+                create::update_env(
+                    &app,
+                    &name,
+                    &EnvChanges {
+                        rename: None,
+                        server: None,
+                        namespace: None,
+                        api_spec: None,
+                        targets: Some(modules.clone()),
+                    },
+                )?;
+                eprintln!(
+                    "environment '{name}' now renders module(s) {}",
+                    modules.join(", ")
+                );
+            }
         }
         EnvCommand::Current { set, unset } => {
             if let Some(name) = set {
@@ -185,6 +228,7 @@ pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
                 "destination": { "namespace": env.namespace, "server": env.server },
                 "k8sVersion": env.k8s_version,
                 "path": env.path,
+                "targets": env.targets,
                 "override": env.is_override,
             });
             print!("{}", kf::app::to_yaml(&described));

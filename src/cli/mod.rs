@@ -199,6 +199,14 @@ impl Context_ {
     }
 }
 
+/// A listing verb reads an app whose declared libraries are missing from vendor/: it
+/// goes on, and says so (the verbs that render refuse; docs/commands.md).
+pub fn warn_missing_libraries(app: &App) {
+    for m in kf::registry::missing_libraries(app, None) {
+        eprintln!("warning: app.yaml: {m}");
+    }
+}
+
 /// The environment a command acts on: the positional argument (ksonnet's form), `--env`
 /// (what kf users type), or `.ks_environment`.
 pub fn pick_env(app: &App, positional: Option<String>, flag: Option<String>) -> Result<String> {

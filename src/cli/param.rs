@@ -131,6 +131,7 @@ pub fn run(ctx: &Context_, cmd: ParamCommand) -> Result<()> {
             eprintln!("{what} unset in {}", changed.file);
         }
         ParamCommand::List(a) => {
+            super::warn_missing_libraries(&app);
             let rows = ops::list(&app, a.component.as_deref(), a.env.as_deref())?;
             let cells: Vec<Vec<String>> = rows
                 .iter()

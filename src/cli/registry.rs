@@ -228,6 +228,7 @@ pub fn run_pkg(ctx: &Context_, cmd: PkgCommand) -> Result<()> {
             output,
             fetch,
         } => {
+            super::warn_missing_libraries(&app);
             let rows = package_rows(&app, installed, &fetch.deadline())?;
             table::print(
                 "packages",

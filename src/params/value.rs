@@ -290,21 +290,69 @@ pub fn to_jsonnet(value: &Value) -> String {
     }
 }
 
-/// A value as `param list` shows it: strings single-quoted, objects `{ a: 1 }`.
+/// A value as `param list` shows it, as ksonnet 0.13 printed it (pkg/params/lister.go
+/// objectValueAsString through ksonnet-lib's printer): strings single-quoted, the value
+/// itself on one line (`{ a: 1 }`, `[1, 2]`), and every non-empty object or array inside it
+/// over several lines, two spaces an indent level, each item ending with a comma, as the
+/// evaluated params laid them out:
+///
+/// ```text
+/// { image: {
+///   repo: 'r',
+///   tag: '1',
+/// }, name: 'x' }
+/// ```
 pub fn display(value: &Value) -> String {
     match value {
-        Value::String(s) => single_quoted(s),
-        Value::Object(map) if map.is_empty() => "{}".to_string(),
-        Value::Object(map) => {
+        Value::Object(map) if !map.is_empty() => {
             let fields: Vec<String> = map
                 .iter()
-                .map(|(k, v)| format!("{}: {}", super::editor::render_key(k), display(v)))
+                .map(|(k, v)| format!("{}: {}", super::editor::render_key(k), nested(v, 0)))
                 .collect();
             format!("{{ {} }}", fields.join(", "))
         }
         Value::Array(items) => {
-            let items: Vec<String> = items.iter().map(display).collect();
+            let items: Vec<String> = items.iter().map(|v| nested(v, 0)).collect();
             format!("[{}]", items.join(", "))
+        }
+        other => nested(other, 0),
+    }
+}
+
+/// A value inside a `param list` value, at indent `level`: see [`display`].
+fn nested(value: &Value, level: usize) -> String {
+    let indent = |l: usize| "  ".repeat(l);
+    match value {
+        Value::String(s) => single_quoted(s),
+        Value::Object(map) if map.is_empty() => "{}".to_string(),
+        Value::Array(items) if items.is_empty() => "[]".to_string(),
+        Value::Object(map) => {
+            let mut out = String::from("{");
+            for (k, v) in map {
+                out.push('\n');
+                out.push_str(&indent(level + 1));
+                out.push_str(&super::editor::render_key(k));
+                out.push_str(": ");
+                out.push_str(&nested(v, level + 1));
+                out.push(',');
+            }
+            out.push('\n');
+            out.push_str(&indent(level));
+            out.push('}');
+            out
+        }
+        Value::Array(items) => {
+            let mut out = String::from("[");
+            for v in items {
+                out.push('\n');
+                out.push_str(&indent(level + 1));
+                out.push_str(&nested(v, level + 1));
+                out.push(',');
+            }
+            out.push('\n');
+            out.push_str(&indent(level));
+            out.push(']');
+            out
         }
         other => other.to_string(),
     }

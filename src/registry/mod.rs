@@ -188,6 +188,55 @@ pub fn vendored_dir(app: &App, id: &PackageRef) -> Option<PathBuf> {
     found.pop()
 }
 
+/// Each library app.yaml declares (and `env`'s own, when given) that vendor/ has no copy
+/// of, as one sentence naming it and the command that restores it. ksonnet 0.13 refused
+/// every command of such an app ("checking for app upgrades: listing packages: …
+/// parts.yaml: no such file"); kf refuses the verbs that render and warns on the listing
+/// ones (docs/commands.md).
+pub fn missing_libraries(app: &App, env: Option<&crate::app::Environment>) -> Vec<String> {
+    let env_libraries = env
+        .and_then(|e| e.spec.extra.get("libraries"))
+        .and_then(Value::as_object);
+    let declared = app
+        .spec
+        .libraries
+        .iter()
+        .chain(env_libraries.into_iter().flatten());
+    let mut out = Vec::new();
+    for (key, entry) in declared {
+        let field = |f: &str| {
+            entry
+                .get(f)
+                .and_then(Value::as_str)
+                .filter(|v| !v.is_empty())
+        };
+        let (key_registry, key_name) = match key.split_once('/') {
+            Some((r, n)) => (Some(r), n),
+            None => (None, key.as_str()),
+        };
+        let Some(registry) = field("registry").or(key_registry) else {
+            continue;
+        };
+        let id = PackageRef {
+            registry: registry.to_string(),
+            name: field("name").unwrap_or(key_name).to_string(),
+        };
+        if vendored_dir(app, &id).is_some() {
+            continue;
+        }
+        // kf's own `kf-<version>` marks a copy of its built-in registry: no ref to give.
+        let version = field("version")
+            .filter(|v| !v.starts_with("kf-"))
+            .map(|v| format!("@{v}"))
+            .unwrap_or_default();
+        out.push(format!(
+            "library '{key}' is declared, but vendor/{} has no copy of it; restore it with `kf pkg install {id}{version}` (or `git checkout -- vendor/`), or drop it from app.yaml",
+            id.registry
+        ));
+    }
+    out
+}
+
 /// The version kf records in app.yaml for a package it vendored from its built-in registry.
 pub fn builtin_version() -> String {
     format!("kf-{}", env!("CARGO_PKG_VERSION"))

@@ -75,13 +75,16 @@ pub enum RenderError {
     #[error("{file}: {message}")]
     Environment { file: String, message: String },
     #[error(
-        "component '{component}' is in module '{module}', which environment '{env}' does not target; `kf env describe {env}` shows its targets"
+        "component '{component}' is in module '{module}', which environment '{env}' does not target; `kf env targets {env}` shows its targets"
     )]
     NotTargeted {
         component: String,
         module: String,
         env: String,
     },
+    /// Libraries app.yaml declares that vendor/ lacks ([`crate::registry::missing_libraries`]).
+    #[error("{}", .0.iter().map(|m| format!("app.yaml: {m}")).collect::<Vec<_>>().join("\n"))]
+    MissingLibraries(Vec<String>),
 }
 
 #[derive(Debug, Clone)]
@@ -328,15 +331,41 @@ pub fn read_module_params_of(
     })
 }
 
-/// The modules an environment renders (its `targets`, else all), each with its raw params.
+/// The modules an environment renders, each with its raw params: its `targets`, and with
+/// none the root module alone, as ksonnet 0.13 located them (pkg/component/locator.go:
+/// an env without targets renders `components/` itself, not the folders below it).
 pub fn target_modules(
     app: &App,
     env: &Environment,
     engine: &Engine,
 ) -> Result<Vec<(Module, RawParams)>, RenderError> {
     let mut out = Vec::new();
-    for module in app.modules()? {
-        if !env.targets.is_empty() && !env.targets.iter().any(|t| module.is_targeted_by(t)) {
+    let modules = app.modules()?;
+    if let Some(t) = env
+        .targets
+        .iter()
+        .find(|t| !modules.iter().any(|m| m.is_targeted_by(t)))
+    {
+        return Err(RenderError::Environment {
+            file: if env.is_override {
+                crate::app::OVERRIDE_FILE
+            } else {
+                crate::app::APP_FILE
+            }
+            .to_string(),
+            message: format!(
+                "environment '{}' targets '{t}', which is no module of components/; fix it with `kf env targets {} --module …`",
+                env.name, env.name
+            ),
+        });
+    }
+    for module in modules {
+        let targeted = if env.targets.is_empty() {
+            module.name.is_empty()
+        } else {
+            env.targets.iter().any(|t| module.is_targeted_by(t))
+        };
+        if !targeted {
             continue;
         }
         let raw = read_module_params(app, engine, &module)?;
@@ -477,6 +506,10 @@ pub fn render(
 ) -> Result<Vec<RenderedObject>, RenderError> {
     let mut env = app.environment(env_name)?;
     check_env_folder(app, &env)?;
+    let missing = crate::registry::missing_libraries(app, Some(&env));
+    if !missing.is_empty() {
+        return Err(RenderError::MissingLibraries(missing));
+    }
     if let Some(ns) = &options.namespace {
         env.namespace = ns.clone();
     }
@@ -625,9 +658,27 @@ impl EnvView {
     /// params of the module's components, keyed by their names within the module, each
     /// entry evaluated or converted only when something reads it (`-c one` of thousands
     /// reads one).
+    ///
+    /// An env params key `"<module>.<x>"` reaches the module as `<x>` even when the module
+    /// has no component or params entry `x` (and a key without a dot reaches the root
+    /// module), as ksonnet 0.13 selected them (pkg/params/scripts/params_for_module.libsonnet).
     fn of_module<'a>(&self, module: &Module, locals: impl IntoIterator<Item = &'a str>) -> Val {
+        let mut locals: std::collections::BTreeSet<String> =
+            locals.into_iter().map(str::to_string).collect();
+        if let EnvView::Evaluated(e) = self {
+            let prefix = module.full_name("");
+            for name in e.1.fields() {
+                if let Some(local) = name.strip_prefix(prefix.as_str())
+                    && !local.is_empty()
+                    && !local.contains('.')
+                {
+                    locals.insert(local.to_string());
+                }
+            }
+        }
         let mut components = jrsonnet_evaluator::ObjValue::builder();
-        for local in locals {
+        for local in &locals {
+            let local = local.as_str();
             let name = module.full_name(local);
             let entry = match self {
                 EnvView::Module(modules) => entries::owner(modules, &name)
