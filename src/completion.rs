@@ -30,7 +30,7 @@ const ENV_FIRST: &[&str] = &[
 ];
 
 /// Flags that take a value, so the word after them is not a positional argument.
-const VALUED_FLAGS: &[&str] = &[
+pub const VALUED_FLAGS: &[&str] = &[
     "--env",
     "-c",
     "--component",
@@ -60,8 +60,17 @@ const VALUED_FLAGS: &[&str] = &[
     "--server",
     "--name",
     "--api-spec",
-    "--k8s-version",
     "--module",
+    "--color",
+    "--file",
+    "-f",
+    "--format",
+    "--keep",
+    "--max-stack",
+    "--out-dir",
+    "--set",
+    "--uri",
+    "--validate",
 ];
 
 /// Candidates for `words[index]` of a kf command line (`words[0]` is `kf`), the app found
@@ -92,6 +101,7 @@ fn slot(before: &[String]) -> Slot {
             "--env" => return Slot::Environment,
             "-c" | "--component" => return Slot::Component,
             "--module" => return Slot::Module,
+            "--set" if before.first().is_some_and(|w| w == "env") => return Slot::Environment,
             _ => {}
         }
     }
@@ -212,6 +222,7 @@ mod tests {
         assert_eq!(slot_of("generate"), Slot::Prototype);
         assert_eq!(slot_of("env targets"), Slot::Environment);
         assert_eq!(slot_of("env targets prod --module"), Slot::Module);
+        assert_eq!(slot_of("env current --set"), Slot::Environment);
         assert_eq!(
             slot_of("env targets prod --module / --module"),
             Slot::Module

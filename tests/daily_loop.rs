@@ -76,6 +76,21 @@ fn an_empty_value_for_a_required_param_is_refused() {
 /// equivalent; clap's own suggestion went by spelling (`template` → `delete`).
 #[test]
 fn other_tools_habits_get_kfs_way() {
+    // `-V` is `--ext-str` wherever it is taken, never the version; `--version` is.
+    let app0 = new_app();
+    assert!(ok(&app0.root, &["--version"]).starts_with("kf "));
+    for page in [
+        &["man", "--help"][..],
+        &["completion", "--help"],
+        &["version", "--help"],
+    ] {
+        let help = ok(&app0.root, page);
+        assert!(
+            !help.contains("--dir") && !help.contains("--eval-timeout"),
+            "{page:?}: {help}"
+        );
+    }
+    assert!(ok(&app0.root, &["show", "--help"]).contains("--eval-timeout"));
     let app = new_app();
     let cases: &[(&[&str], &str)] = &[
         (
@@ -94,6 +109,10 @@ fn other_tools_habits_get_kfs_way() {
         (
             &["generate", "deployed-service", "web", "-f", "values.yaml"],
             "param values from a YAML or JSON file are `--values-file FILE`",
+        ),
+        (
+            &["-V"],
+            "`kf --version` (or `kf version`) prints the version",
         ),
     ];
     for (args, hint) in cases {

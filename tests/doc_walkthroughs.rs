@@ -21,6 +21,10 @@
 //! where they stand, in the reader's state); by its header in the other documents, whose
 //! examples come from states of their own. A renamed column or a drifted walkthrough
 //! output fails here.
+//!
+//! A file excerpt a walkthrough shows under `<!-- doc-excerpt: PATH -->` must be in that
+//! file, as one run of whole lines, at that point of the walkthrough (after the shell
+//! lines above it ran): a drifted excerpt of a file kf writes fails here too.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -212,6 +216,44 @@ fn expected_tables(text: &str) -> BTreeMap<usize, String> {
     out
 }
 
+/// The file excerpts a walkthrough shows: the code block after a
+/// `<!-- doc-excerpt: PATH -->` line, by that line's number, with the path.
+fn expected_excerpts(text: &str) -> BTreeMap<usize, (String, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = BTreeMap::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(path) = line
+            .trim()
+            .strip_prefix("<!-- doc-excerpt:")
+            .and_then(|r| r.strip_suffix("-->"))
+        else {
+            continue;
+        };
+        let block: Vec<&str> = lines[i + 1..]
+            .iter()
+            .skip_while(|l| !l.starts_with("```"))
+            .skip(1)
+            .take_while(|l| !l.starts_with("```"))
+            .copied()
+            .collect();
+        assert!(
+            !block.is_empty(),
+            "line {}: doc-excerpt without a code block",
+            i + 1
+        );
+        out.insert(i + 1, (path.trim().to_string(), block.join("\n") + "\n"));
+    }
+    out
+}
+
+/// The script lines that check an excerpt: the file holds the block as whole lines.
+fn excerpt_check(doc: &str, number: usize, path: &str, block: &str) -> String {
+    format!(
+        "cat > \"$KF_DOC_WORK/.excerpt\" <<'KF_DOC_EXCERPT'\n{block}KF_DOC_EXCERPT\n\
+         [[ \"$(printf '\\n'; cat '{path}'; printf '\\n')\" == *\"$(printf '\\n'; cat \"$KF_DOC_WORK/.excerpt\")\"* ]] || {{ echo \"{doc}:{number} failed: {path} does not hold the excerpt the doc shows\"; cat '{path}'; exit 1; }}\n"
+    )
+}
+
 fn skip_reason(line: &str) -> Option<&'static str> {
     SKIPPED
         .iter()
@@ -231,7 +273,9 @@ fn run_doc(doc: &str, from: &str) {
         lines.len()
     );
     let tables = expected_tables(&text);
-    let ran = run_lines(doc, &lines, "", &tables).unwrap_or_else(|failure| panic!("{failure}"));
+    let excerpts = expected_excerpts(&text);
+    let ran = run_lines(doc, &lines, "", &tables, &excerpts)
+        .unwrap_or_else(|failure| panic!("{failure}"));
     assert!(ran > 10, "{doc}: only {ran} lines run");
 }
 
@@ -243,11 +287,16 @@ fn run_lines(
     lines: &[(usize, String)],
     prelude: &str,
     tables: &BTreeMap<usize, String>,
+    excerpts: &BTreeMap<usize, (String, String)>,
 ) -> Result<usize, String> {
     let work = tempfile::tempdir().unwrap();
     let mut script = format!("set -u\ncd \"$KF_DOC_WORK\"\n{prelude}\n");
     let mut ran = 0;
+    let mut pending = excerpts.iter().peekable();
     for (number, line) in lines {
+        while let Some((at, (path, block))) = pending.next_if(|(at, _)| **at < *number) {
+            script.push_str(&excerpt_check(doc, *at, path, block));
+        }
         if let Some(why) = skip_reason(line) {
             eprintln!("{doc}:{number}: skipped ({why}): {line}");
             continue;
@@ -271,6 +320,9 @@ fn run_lines(
         script.push_str(&format!(
             "{{\n{line}\n}} > \"$KF_DOC_WORK/.out\" 2>&1 || {{ echo \"{doc}:{number} failed\"; cat \"$KF_DOC_WORK/.out\"; exit 1; }}\n"
         ));
+    }
+    for (at, (path, block)) in pending {
+        script.push_str(&excerpt_check(doc, *at, path, block));
     }
     let bin = Path::new(env!("CARGO_BIN_EXE_kf")).parent().unwrap();
     let path = format!(
@@ -297,6 +349,13 @@ fn run_lines(
     let stdout = String::from_utf8_lossy(&out.stdout);
     let failed = lines
         .iter()
+        .chain(
+            excerpts
+                .iter()
+                .map(|(n, (path, _))| (*n, format!("<!-- doc-excerpt: {path} -->")))
+                .collect::<Vec<_>>()
+                .iter(),
+        )
         .find(|(n, _)| stdout.starts_with(&format!("{doc}:{n} failed")))
         .map_or(String::new(), |(_, line)| format!("  $ {line}\n"));
     Err(format!(
@@ -379,7 +438,7 @@ fn every_kf_example_in_docs_and_package_readmes_succeeds() {
             .into_iter()
             .map(|(n, t)| (n, header_words(&t)))
             .collect();
-        match run_lines(doc, &examples, start, &headers) {
+        match run_lines(doc, &examples, start, &headers, &BTreeMap::new()) {
             Ok(n) => ran += n,
             Err(failure) => failures.push(failure),
         }

@@ -17,9 +17,25 @@ pub const VERSION: &str = concat!(
     ")"
 );
 
+/// kf's global `--dir` and `--eval-timeout` mean nothing to the commands that read no app
+/// (`version`, `completion`, `man`): declared here hidden, under the same ids, clap does
+/// not copy the global ones into them, so their help, man pages and completion leave
+/// them out (clap_builder Command::_propagate_global_args skips an id already there).
+/// Given anyway, they are accepted and ignored, as before.
+#[derive(Args)]
+pub struct NoAppGlobals {
+    #[arg(long = "dir", id = "dir", hide = true, value_name = "DIR")]
+    _dir: Option<std::path::PathBuf>,
+    #[arg(long = "eval-timeout", id = "eval_timeout", hide = true, value_parser = super::cluster_args::parse_duration)]
+    _eval_timeout: Option<std::time::Duration>,
+}
+
 /// Print kf's version and the git commit it was built from.
 #[derive(Args)]
-pub struct VersionArgs {}
+pub struct VersionArgs {
+    #[command(flatten)]
+    _globals: NoAppGlobals,
+}
 
 pub fn run_version(_: VersionArgs) -> Result<()> {
     println!("kf {VERSION}");
@@ -37,6 +53,8 @@ pub struct CompletionArgs {
     /// The shell to complete for.
     #[arg(value_name = "SHELL", value_parser = ["bash", "zsh", "fish", "powershell"])]
     shell: String,
+    #[command(flatten)]
+    _globals: NoAppGlobals,
 }
 
 pub fn run_completion(a: CompletionArgs) -> Result<()> {
@@ -146,6 +164,8 @@ pub struct ManArgs {
     /// Write kf.1 and a kf-<command>.1 for every subcommand into this folder instead.
     #[arg(long, value_name = "DIR", conflicts_with = "command")]
     out_dir: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    _globals: NoAppGlobals,
 }
 
 /// A page's name as clap takes it (`&'static str`, without clap's `string` feature and

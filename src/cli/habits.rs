@@ -10,6 +10,12 @@ pub const VALUES_FILE: &str =
 /// values files). Clap's own suggestion names the closest kf word by spelling
 /// (`template` → `delete`); this names the one that does the same job.
 pub fn hint(args: &[String]) -> Option<String> {
+    if args.first().is_some_and(|a| a == "-V") {
+        return Some(
+            "`kf --version` (or `kf version`) prints the version; `-V` is `--ext-str` on the commands that render"
+                .into(),
+        );
+    }
     let verb = args.iter().find(|a| !a.starts_with('-'))?.as_str();
     let verb_hint = match verb {
         "template" | "eval" => Some(

@@ -33,12 +33,19 @@ use kf::app::lock::{self, AppLock};
 #[command(
     name = "kf",
     version = about::VERSION,
+    // `-V` is `--ext-str` on the rendering commands (as in ksonnet and kubecfg): the
+    // version is `--version` or `kf version` only, so `-V` means one thing everywhere.
+    disable_version_flag = true,
     about = "ksonnet-style Jsonnet apps for machine-learning workloads on Kubernetes",
     long_about = "kf manages a ksonnet app: prototypes become components, components have params, \
 params are overridden per environment, and `kf show <env>` renders it all to Kubernetes manifests.\n\n\
 Start with `kf init my-app`, then `kf generate <prototype> <component>` and `kf show default`."
 )]
 pub struct Cli {
+    /// Print version
+    #[arg(long, action = clap::ArgAction::Version)]
+    version: Option<bool>,
+
     /// Run as if started in this folder (the app is found here or above).
     #[arg(long, global = true, value_name = "DIR")]
     dir: Option<PathBuf>,
@@ -244,6 +251,39 @@ mod tests {
             walk(sub, sub_path, out);
         }
         out.push((path, cmd.clone()));
+    }
+
+    /// Completion skips the word after a flag that takes a value (kf::completion's
+    /// VALUED_FLAGS): the list must be exactly the flags of kf's commands that do.
+    #[test]
+    fn completion_knows_every_flag_that_takes_a_value() {
+        let mut commands = Vec::new();
+        let mut root = Cli::command();
+        root.build();
+        walk(&root, "kf".into(), &mut commands);
+        let mut valued = std::collections::BTreeSet::new();
+        for (_, cmd) in &commands {
+            for arg in cmd.get_arguments() {
+                if arg.is_positional() || !arg.get_action().takes_values() {
+                    continue;
+                }
+                valued.extend(arg.get_long().map(|l| format!("--{l}")));
+                valued.extend(arg.get_short().map(|c| format!("-{c}")));
+                for alias in arg.get_all_aliases().unwrap_or_default() {
+                    valued.insert(format!("--{alias}"));
+                }
+            }
+        }
+        let listed: std::collections::BTreeSet<String> = kf::completion::VALUED_FLAGS
+            .iter()
+            .map(|f| f.to_string())
+            .collect();
+        let missing: Vec<_> = valued.difference(&listed).collect();
+        let extra: Vec<_> = listed.difference(&valued).collect();
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "VALUED_FLAGS lacks {missing:?} and has {extra:?}, which take no value"
+        );
     }
 
     #[test]
