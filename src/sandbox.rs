@@ -105,12 +105,17 @@ pub fn kind_of(meta: &std::fs::Metadata) -> &'static str {
 /// Open `path` for reading without following a symlink in its last component and
 /// without blocking, and only if it is a regular file.
 pub fn open_regular(path: &Path) -> Result<File, ReadError> {
+    Ok(open_regular_sized(path)?.0)
+}
+
+/// [`open_regular`], with the file's size from the same `fstat`.
+fn open_regular_sized(path: &Path) -> Result<(File, u64), ReadError> {
     let file = open_nofollow(path).map_err(|e| refusal(path, e))?;
     regular(file, path)
 }
 
-/// `file` (opened from `path`), if it is a regular file.
-fn regular(file: File, path: &Path) -> Result<File, ReadError> {
+/// `file` (opened from `path`) and its size, if it is a regular file.
+fn regular(file: File, path: &Path) -> Result<(File, u64), ReadError> {
     let meta = file.metadata().map_err(|e| ReadError::io(path, e))?;
     if !meta.is_file() {
         return Err(ReadError::NotRegular {
@@ -118,7 +123,7 @@ fn regular(file: File, path: &Path) -> Result<File, ReadError> {
             what: kind_of(&meta),
         });
     }
-    Ok(file)
+    Ok((file, meta.len()))
 }
 
 /// `bytes` read from `path` as UTF-8 text.
@@ -131,8 +136,8 @@ fn utf8(path: &Path, bytes: Vec<u8>) -> Result<String, ReadError> {
 
 /// The bytes of the regular file `path` (see [`open_regular`]), at most `cap` of them.
 pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
-    let file = open_regular(path)?;
-    read_capped(file, path, cap)
+    let (file, size) = open_regular_sized(path)?;
+    read_capped_hint(file, size, path, cap)
 }
 
 /// The bytes of a file the user named (on the command line, in their kubeconfig), at
@@ -141,7 +146,8 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
 /// not waited on).
 pub fn read_named(path: &Path, cap: u64) -> Result<String, ReadError> {
     let file = open_following(path).map_err(|e| refusal_following(path, e))?;
-    let bytes = read_capped(regular(file, path)?, path, cap)?;
+    let (file, size) = regular(file, path)?;
+    let bytes = read_capped_hint(file, size, path, cap)?;
     utf8(path, bytes)
 }
 
@@ -179,6 +185,11 @@ pub fn read_regular_text(path: &Path, cap: u64) -> Result<String, ReadError> {
 /// is what is read.
 pub fn read_capped(file: File, path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     let hint = file.metadata().map(|m| m.len()).unwrap_or(0);
+    read_capped_hint(file, hint, path, cap)
+}
+
+/// [`read_capped`] of a file whose size the caller's `fstat` gave (`hint`).
+fn read_capped_hint(file: File, hint: u64, path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     if hint > cap {
         return Err(ReadError::TooLarge {
             path: path.to_path_buf(),
@@ -252,6 +263,20 @@ fn opened_path(_file: &File) -> Option<PathBuf> {
     None
 }
 
+/// The real path of a sandbox root, remembered for the process: a render makes a sandbox
+/// per engine, each over the app and the same `-J` folders (a root moved meanwhile is
+/// still caught where files are read: see [`Sandbox::real_path`]).
+fn real_root(root: &Path) -> Option<PathBuf> {
+    static KNOWN: std::sync::Mutex<Vec<(PathBuf, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+    let mut known = KNOWN.lock().ok()?;
+    if let Some((_, real)) = known.iter().find(|(p, _)| p == root) {
+        return Some(real.clone());
+    }
+    let real = root.canonicalize().ok()?;
+    known.push((root.to_path_buf(), real.clone()));
+    Some(real)
+}
+
 /// Folders kf may read from for one render: the app, the `-J` folders, kf's own cache.
 /// A path is read if it resolves, through every symlink on the way, to a regular file
 /// inside one of them.
@@ -259,6 +284,8 @@ fn opened_path(_file: &File) -> Option<PathBuf> {
 pub struct Sandbox {
     roots: Vec<PathBuf>,
     verified: Vec<Verified>,
+    /// Real paths of the folders files were resolved in (see [`Sandbox::real_path`]).
+    real_dirs: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<PathBuf, PathBuf>>>,
 }
 
 /// A folder whose every file kf wrote itself and knows the SHA-256 of (a ksonnet-lib
@@ -275,10 +302,68 @@ impl Sandbox {
         Sandbox {
             roots: roots
                 .into_iter()
-                .filter_map(|p| p.as_ref().canonicalize().ok())
+                .filter_map(|p| real_root(p.as_ref()))
                 .collect(),
             verified: Vec::new(),
+            real_dirs: Default::default(),
         }
+    }
+
+    /// The real path of `path` (every symlink resolved), as `canonicalize` gives it, in
+    /// fewer system calls: the real path of its folder is remembered, so a file whose last
+    /// component is no symlink costs one `lstat` instead of a `readlink` per component
+    /// (a render resolves every import against several search folders). A folder swapped
+    /// for a symlink after it was remembered is caught where it matters: [`Sandbox::read`]
+    /// checks the path the kernel actually opened. Elsewhere (no `/proc/self/fd`), every
+    /// path is canonicalized.
+    fn real_path(&self, path: &Path) -> std::io::Result<(PathBuf, std::fs::Metadata)> {
+        let canonical = |path: &Path| {
+            let real = path.canonicalize()?;
+            let meta = std::fs::symlink_metadata(&real)?;
+            Ok((real, meta))
+        };
+        if !cfg!(target_os = "linux") {
+            return canonical(path);
+        }
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return canonical(path);
+        };
+        let meta = std::fs::symlink_metadata(path)?;
+        if meta.file_type().is_symlink() {
+            return canonical(path);
+        }
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        Ok((self.real_dir(parent)?.join(name), meta))
+    }
+
+    /// The real path of folder `dir`, remembered: from its parent's (itself remembered)
+    /// and one `lstat` showing the last component is no symlink.
+    fn real_dir(&self, dir: &Path) -> std::io::Result<PathBuf> {
+        if let Some(known) = self
+            .real_dirs
+            .lock()
+            .ok()
+            .and_then(|dirs| dirs.get(dir).cloned())
+        {
+            return Ok(known);
+        }
+        let real = match (dir.parent(), dir.file_name()) {
+            (Some(parent), Some(name))
+                if dir.is_absolute()
+                    && !std::fs::symlink_metadata(dir)?.file_type().is_symlink() =>
+            {
+                self.real_dir(parent)?.join(name)
+            }
+            _ => dir.canonicalize()?,
+        };
+        if let Ok(mut dirs) = self.real_dirs.lock() {
+            dirs.insert(dir.to_path_buf(), real.clone());
+        }
+        Ok(real)
     }
 
     /// Also read from `dir`, but only the files of `digests` (path relative to `dir`, with
@@ -316,9 +401,17 @@ impl Sandbox {
 
     /// The real path of `path`, if it exists and resolves inside the sandbox.
     pub fn resolve(&self, path: &Path) -> Result<PathBuf, ReadError> {
-        let real = path.canonicalize().map_err(|e| ReadError::io(path, e))?;
+        Ok(self.resolve_with_metadata(path)?.0)
+    }
+
+    /// [`Sandbox::resolve`], with what `lstat` says of the real path (no symlink).
+    pub fn resolve_with_metadata(
+        &self,
+        path: &Path,
+    ) -> Result<(PathBuf, std::fs::Metadata), ReadError> {
+        let (real, meta) = self.real_path(path).map_err(|e| ReadError::io(path, e))?;
         if self.allows(&real) {
-            Ok(real)
+            Ok((real, meta))
         } else {
             Err(ReadError::Outside {
                 path: path.to_path_buf(),
@@ -338,7 +431,7 @@ impl Sandbox {
     pub fn read_at_most(&self, path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
         let checked = self.resolve(path)?;
         // The real path has no symlink left: O_NOFOLLOW refuses one swapped in since.
-        let file = open_regular(&checked).map_err(|e| match e {
+        let (file, size) = open_regular_sized(&checked).map_err(|e| match e {
             ReadError::NotRegular { what, .. } => ReadError::NotRegular {
                 path: path.to_path_buf(),
                 what,
@@ -356,7 +449,7 @@ impl Sandbox {
                 allowed: self.describe(),
             });
         }
-        let bytes = read_capped(file, path, cap)?;
+        let bytes = read_capped_hint(file, size, path, cap)?;
         if !self.roots.iter().any(|r| real.starts_with(r))
             && let Some((v, rel)) = self.verified_for(&real)
         {

@@ -92,9 +92,16 @@ fn init_with_api_spec_file_records_its_version() {
         dir.path()
             .join("a/lib/ksonnet-lib/v1.11.5/k8s/core.v1.libsonnet"),
     );
+    // Each type's setters are a file of their own, imported by the group's file.
+    let lits = read(
+        dir.path()
+            .join("a/lib/ksonnet-lib/v1.11.5/k8s/core.v1.lits.configMap.libsonnet"),
+    );
     assert!(
-        core.contains("configMap::") && core.contains("withDataMixin"),
-        "{core}"
+        core.contains("configMap::")
+            && core.contains("core.v1.lits.configMap.libsonnet")
+            && lits.contains("withDataMixin"),
+        "{core}\n{lits}"
     );
     assert!(
         dir.path()

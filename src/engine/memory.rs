@@ -35,18 +35,24 @@ pub fn enable_cap() {
 // in the v2 and v3 sources libmimalloc-sys 0.1.49 carries), which the crate does not name.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// How long mimalloc keeps freed memory before giving it back to the system. Its default
-/// in the v3 it builds is 1 s, longer than most kf commands live: a render frees and
-/// allocates in bursts, and with 1 s its peak on the Kubeflow app was 45.7 MiB, with 10 ms
-/// 42.3 (glibc's malloc: 41.3). At 0 each free is a `madvise` and the next use of the
-/// page faults again: `param set` on 5000 components took 5–8 ms longer.
-/// docs/benchmarks.md, "mimalloc", has the figures.
-const PURGE_DELAY_MS: std::ffi::c_long = 10;
+/// How long mimalloc keeps freed memory before giving it back to the system: never (-1),
+/// for a process that exits when its command is done. Each purge is an `madvise` and the
+/// next use of the page faults again (the kernel zeroes it: half of a small render's time
+/// went to zeroing pages). A 10 ms delay once kept the Kubeflow app's peak near glibc's
+/// (42.3 MiB, against 45.7 with 1 s); since kf parses only the ksonnet-lib types a render
+/// reaches, the peak is the same with and without purging (33.5 MiB on that app, 38.2 on
+/// 500 components), and the small corpus app makes ~90 system calls fewer.
+/// docs/benchmarks.md, "The fixed cost of a process", has the figures.
+const PURGE_DELAY_MS: std::ffi::c_long = -1;
 
 /// Set mimalloc's purge delay ([`PURGE_DELAY_MS`]). mimalloc reads it each time it
 /// purges, so the start of `main` is in time; the `MIMALLOC_*` variables are read before
 /// `main`, and this overrides theirs.
 pub fn tune_allocator() {
+    // A purge delay the user set (for a measurement) is theirs.
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+        return;
+    }
     // SAFETY: mi_option_set only stores the value, 15 is a valid option of the linked
     // mimalloc, and no other thread exists yet.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };

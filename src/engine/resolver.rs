@@ -1,7 +1,6 @@
 //! Import resolution as ksonnet did it: the importing file's folder first, then the app's
 //! library folders in order (environment, vendor/, lib/, ksonnet-lib, components/, -J).
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use jrsonnet_evaluator::{AsPathLike, bail};
@@ -53,8 +52,8 @@ impl KfImportResolver {
         from: &SourcePath,
         wanted: &str,
     ) -> Result<Option<SourcePath>> {
-        let canonical = match self.sandbox.resolve(path) {
-            Ok(real) => real,
+        let (canonical, meta) = match self.sandbox.resolve_with_metadata(path) {
+            Ok(found) => found,
             Err(e) if e.is_not_found() => return Ok(None),
             Err(ReadError::Outside { resolved, .. }) => bail!(RuntimeError(
                 format!(
@@ -69,9 +68,9 @@ impl KfImportResolver {
         // A folder of that name is not the file: search on. A FIFO, a device or a socket
         // is refused, naming it: skipping it would make the import read another file of
         // that name further along the search path, behind the user's back.
-        match fs::symlink_metadata(&canonical) {
-            Ok(m) if m.is_file() => {}
-            Ok(m) if !m.is_dir() => bail!(ImportIo(
+        match meta {
+            m if m.is_file() => {}
+            m if !m.is_dir() => bail!(ImportIo(
                 ReadError::NotRegular {
                     path: path.to_path_buf(),
                     what: crate::sandbox::kind_of(&m),
@@ -171,10 +170,9 @@ impl ImportResolver for KfImportResolver {
         };
         let mut rewritten = None;
         if let Some(r) = &self.rewrite {
-            let component = path.extension().is_some_and(|e| e == "jsonnet")
-                && path
-                    .canonicalize()
-                    .is_ok_and(|p| p.starts_with(&r.components));
+            // `path` is already the real path (existing_file), as is `r.components`.
+            let component =
+                path.extension().is_some_and(|e| e == "jsonnet") && path.starts_with(&r.components);
             rewritten = (r.rewrite)(text, component);
         }
         let source = rewritten.as_deref().unwrap_or(text);

@@ -25,7 +25,7 @@ pub const DEFAULT_SPEC: &str = include_str!("../../schemas/k8s/swagger-v1.10.3.j
 pub const DEFAULT_VERSION: &str = "v1.10.3";
 
 /// Bumped when the generated files change shape, so that cached copies are remade.
-const GENERATOR_REVISION: u32 = 2;
+const GENERATOR_REVISION: u32 = 3;
 
 /// The files of a generated library, by path below its folder (`k.libsonnet`,
 /// `k8s.libsonnet`, `k8s/<group>.<version>.libsonnet`, …), sorted.

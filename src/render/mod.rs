@@ -119,8 +119,25 @@ fn library(app: &App, env: &Environment) -> Option<crate::ksonnetlib::LibraryDir
         .join("lib")
         .join("ksonnet-lib")
         .join(&env.k8s_version);
+    // One render makes an engine per module (and `show` more for its checks): the
+    // library is found, and its signed manifest verified, once per process.
+    static FOUND: std::sync::Mutex<Vec<(PathBuf, crate::ksonnetlib::LibraryDir)>> =
+        std::sync::Mutex::new(Vec::new());
+    if let Some(lib) = FOUND.lock().ok().and_then(|found| {
+        found
+            .iter()
+            .find(|(at, _)| *at == app_lib)
+            .map(|(_, lib)| lib.clone())
+    }) {
+        return Some(lib);
+    }
     match crate::ksonnetlib::lib_dir(&app_lib, app.sandbox()) {
-        Ok(lib) => Some(lib),
+        Ok(lib) => {
+            if let Ok(mut found) = FOUND.lock() {
+                found.push((app_lib, lib.clone()));
+            }
+            Some(lib)
+        }
         Err(e) => {
             static WARNED: std::sync::Once = std::sync::Once::new();
             WARNED.call_once(|| {
