@@ -71,6 +71,8 @@ pub const VALUED_FLAGS: &[&str] = &[
     "--set",
     "--uri",
     "--validate",
+    "--template",
+    "--parallel",
 ];
 
 /// Candidates for `words[index]` of a kf command line (`words[0]` is `kf`), the app found

@@ -99,7 +99,6 @@ fn other_tools_habits_get_kfs_way() {
         ),
         (&["install", "prod"], "`kf apply ENV`"),
         (&["uninstall", "prod"], "`kf delete ENV`"),
-        (&["export", "prod"], "`kf show ENV -o yaml > FILE`"),
         (&["lint", "prod"], "`kf validate ENV`"),
         (&["get", "prod"], "`kf status ENV`"),
         (

@@ -132,6 +132,8 @@ pub type DirFiles = Vec<(String, Vec<u8>)>;
 /// until [`FileSet::commit`].
 pub struct FileSet {
     root: PathBuf,
+    /// Which files its journal may name: an app's (the default) or an export folder's.
+    scope: journal::Scope,
     writes: Vec<(PathBuf, Vec<u8>)>,
     dirs: Vec<(PathBuf, DirFiles)>,
     moves: Vec<(PathBuf, PathBuf)>,
@@ -143,11 +145,20 @@ impl FileSet {
     pub fn new(root: impl Into<PathBuf>) -> Self {
         FileSet {
             root: root.into(),
+            scope: journal::Scope::App,
             writes: Vec::new(),
             dirs: Vec::new(),
             moves: Vec::new(),
             removals: Vec::new(),
             dir_removals: Vec::new(),
+        }
+    }
+
+    /// Changes to a folder `kf export` writes (any file in it but `.git`), not an app.
+    pub fn for_export(root: impl Into<PathBuf>) -> Self {
+        FileSet {
+            scope: journal::Scope::Export,
+            ..FileSet::new(root)
         }
     }
 
@@ -200,7 +211,7 @@ impl FileSet {
             plan.discard();
             return Err(e);
         }
-        plan.execute(&root)
+        plan.execute(&root, self.scope)
     }
 
     /// Every target as a real path inside the root (or the first one that is not).
@@ -208,6 +219,7 @@ impl FileSet {
         let inside = |p: &PathBuf| resolve_inside(&self.root, p);
         Ok(FileSet {
             root: self.root.clone(),
+            scope: self.scope,
             writes: self
                 .writes
                 .iter()
@@ -334,7 +346,7 @@ impl Plan {
     }
 
     /// Journal (unless one rename does it all), run every step, fsync, drop the journal.
-    fn execute(&self, root: &Path) -> Result<(), WriteError> {
+    fn execute(&self, root: &Path, scope: journal::Scope) -> Result<(), WriteError> {
         let steps: Vec<&Step> = self.steps().collect();
         let single = steps.len() == 1 && matches!(steps[0], Step::Rename { .. });
         let journal = root.join(JOURNAL_FILE);
@@ -343,7 +355,7 @@ impl Plan {
             let invalid =
                 |e: journal::JournalError| io_err(&journal)(std::io::Error::other(e.to_string()));
             let key = crate::userdir::secret().map_err(|e| invalid(e.into()))?;
-            let text = journal::seal(root, relative, &key).map_err(invalid)?;
+            let text = journal::seal(root, scope, relative, &key).map_err(invalid)?;
             fault_step();
             let temp = stage(&journal, &text)?;
             temp.persist(&journal)

@@ -55,8 +55,36 @@ pub enum Step {
     },
 }
 
+/// Which files a journal's steps may touch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// An app folder: the files kf manages there ([`is_managed`]).
+    #[default]
+    App,
+    /// A folder `kf export` writes: any plain path in it but `.git` and the journal.
+    Export,
+}
+
+impl Scope {
+    fn allows(self, rel: &Path) -> bool {
+        match self {
+            Scope::App => is_managed(rel),
+            Scope::Export => {
+                rel.components().next().is_some()
+                    && rel.components().all(|c| {
+                        matches!(c, Component::Normal(p) if p.to_str().is_some_and(|s| !s.eq_ignore_ascii_case(".git")))
+                    })
+                    && rel != Path::new(JOURNAL_FILE)
+            }
+        }
+    }
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 struct Sealed {
+    #[serde(default, skip_serializing_if = "is_app")]
+    scope: Scope,
     steps: Vec<Step>,
     /// HMAC-SHA256 of the app's real path and the steps, in hex.
     #[serde(default)]
@@ -98,11 +126,15 @@ fn name_starts(path: &Path, prefix: &str) -> bool {
         .is_some_and(|n| n.starts_with(prefix))
 }
 
+fn is_app(scope: &Scope) -> bool {
+    *scope == Scope::App
+}
+
 impl Step {
-    /// Why kf could not have written this step, if it could not.
-    fn implausible(&self) -> Option<String> {
+    /// Why kf could not have written this step in a folder of `scope`, if it could not.
+    fn implausible(&self, scope: Scope) -> Option<String> {
         let unmanaged = |p: &PathBuf| {
-            (!is_managed(p)).then(|| format!("{} is not a file kf manages", p.display()))
+            (!scope.allows(p)).then(|| format!("{} is not a file kf manages", p.display()))
         };
         match self {
             Step::Rename { from, to } => {
@@ -134,33 +166,49 @@ const PURPOSE: &str = "kf journal v1";
 
 /// What a journal's signature covers: the app's real path (a journal cannot be moved
 /// to another app) and its steps, handed to `f`.
-fn signed_parts<T>(real_root: &Path, steps: &[Step], f: impl FnOnce(&[&[u8]]) -> T) -> T {
+fn signed_parts<T>(
+    real_root: &Path,
+    scope: Scope,
+    steps: &[Step],
+    f: impl FnOnce(&[&[u8]]) -> T,
+) -> T {
     // Serializing plain data to JSON cannot fail.
     let steps = serde_json::to_vec(steps).unwrap_or_default();
-    f(&[real_root.as_os_str().as_encoded_bytes(), &steps])
+    let root = real_root.as_os_str().as_encoded_bytes();
+    match scope {
+        // An app's journal signs what it always did.
+        Scope::App => f(&[root, &steps]),
+        Scope::Export => f(&[root, b"export", &steps]),
+    }
 }
 
-fn signature(key: &[u8], real_root: &Path, steps: &[Step]) -> String {
-    signed_parts(real_root, steps, |parts| {
+fn signature(key: &[u8], real_root: &Path, scope: Scope, steps: &[Step]) -> String {
+    signed_parts(real_root, scope, steps, |parts| {
         crate::signing::sign(key, PURPOSE, parts)
     })
 }
 
-fn signed_by(key: &[u8], real_root: &Path, steps: &[Step], claimed: &str) -> bool {
-    signed_parts(real_root, steps, |parts| {
+fn signed_by(key: &[u8], real_root: &Path, scope: Scope, steps: &[Step], claimed: &str) -> bool {
+    signed_parts(real_root, scope, steps, |parts| {
         crate::signing::verify(key, PURPOSE, parts, claimed)
     })
 }
 
-/// The journal's bytes for `steps` (relative to `real_root`), signed with `key`.
-pub fn seal(real_root: &Path, steps: Vec<Step>, key: &[u8]) -> Result<Vec<u8>, JournalError> {
-    if let Some(why) = steps.iter().find_map(Step::implausible) {
+/// The journal's bytes for `steps` (relative to `real_root`, a folder of `scope`), signed
+/// with `key`.
+pub fn seal(
+    real_root: &Path,
+    scope: Scope,
+    steps: Vec<Step>,
+    key: &[u8],
+) -> Result<Vec<u8>, JournalError> {
+    if let Some(why) = steps.iter().find_map(|s| s.implausible(scope)) {
         return Err(JournalError::Untrusted(format!(
             "kf would journal a step outside the files it manages ({why}); this is a kf bug"
         )));
     }
-    let mac = signature(key, real_root, &steps);
-    let record = Sealed { steps, mac };
+    let mac = signature(key, real_root, scope, &steps);
+    let record = Sealed { scope, steps, mac };
     Ok(serde_json::to_vec_pretty(&record).unwrap_or_default())
 }
 
@@ -177,12 +225,16 @@ pub fn open(real_root: &Path, bytes: &[u8], key: &[u8]) -> Result<Vec<Step>, Jou
             "it carries no signature of this user's kf (it came with the folder, or from an older kf)".into(),
         ));
     }
-    if !signed_by(key, real_root, &record.steps, &record.mac) {
+    if !signed_by(key, real_root, record.scope, &record.steps, &record.mac) {
         return Err(JournalError::Untrusted(
             "its signature is not this user's kf's for this folder (it came with the folder, from another user or machine, or the app was moved)".into(),
         ));
     }
-    if let Some(why) = record.steps.iter().find_map(Step::implausible) {
+    if let Some(why) = record
+        .steps
+        .iter()
+        .find_map(|s| s.implausible(record.scope))
+    {
         return Err(JournalError::Untrusted(format!("one of its steps {why}")));
     }
     Ok(record.steps)
@@ -237,7 +289,7 @@ mod tests {
             },
         ];
         let root = Path::new("/srv/app");
-        let bytes = seal(root, steps.clone(), b"k1").unwrap();
+        let bytes = seal(root, Scope::App, steps.clone(), b"k1").unwrap();
         assert_eq!(open(root, &bytes, b"k1").unwrap(), steps);
         assert!(open(root, &bytes, b"k2").is_err());
         assert!(open(Path::new("/srv/other"), &bytes, b"k1").is_err());
@@ -276,15 +328,51 @@ mod tests {
                 path: p("components"),
             },
         ] {
-            assert!(seal(root, vec![step.clone()], b"k").is_err(), "{step:?}");
+            assert!(
+                seal(root, Scope::App, vec![step.clone()], b"k").is_err(),
+                "{step:?}"
+            );
             // A signature made without the checks (a stolen key) still does not pass.
-            let mac = signature(b"k", root, std::slice::from_ref(&step));
+            let mac = signature(b"k", root, Scope::App, std::slice::from_ref(&step));
             let forged = serde_json::to_vec(&Sealed {
+                scope: Scope::App,
                 steps: vec![step.clone()],
                 mac,
             })
             .unwrap();
             assert!(open(root, &forged, b"k").is_err(), "{step:?}");
+        }
+    }
+
+    /// An export folder's journal may name any plain path of that folder, but `.git`,
+    /// a path climbing out, or the journal itself; and its scope is signed: an app
+    /// journal cannot be turned into an export one.
+    #[test]
+    fn an_export_journal_covers_the_export_folder_only() {
+        let root = Path::new("/srv/out");
+        let ok = vec![
+            Step::Rename {
+                from: p("prod/.kf-1.tmp"),
+                to: p("prod/apps-v1.Deployment-ml.web.yaml"),
+            },
+            Step::RemoveFile {
+                path: p("manifest.json"),
+            },
+        ];
+        let bytes = seal(root, Scope::Export, ok.clone(), b"k").unwrap();
+        assert_eq!(open(root, &bytes, b"k").unwrap(), ok);
+        assert!(seal(root, Scope::App, ok.clone(), b"k").is_err());
+        let relabelled = String::from_utf8(bytes.clone())
+            .unwrap()
+            .replace("\"scope\": \"export\",", "");
+        assert_ne!(relabelled.as_bytes(), &bytes[..]);
+        assert!(open(root, relabelled.as_bytes(), b"k").is_err());
+        for bad in [".git/config", "a/.GIT/x", "../x", ".kf-journal"] {
+            let step = Step::RemoveFile { path: p(bad) };
+            assert!(
+                seal(root, Scope::Export, vec![step], b"k").is_err(),
+                "{bad}"
+            );
         }
     }
 }

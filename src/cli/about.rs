@@ -26,7 +26,7 @@ pub const VERSION: &str = concat!(
 pub struct NoAppGlobals {
     #[arg(long = "dir", id = "dir", hide = true, value_name = "DIR")]
     _dir: Option<std::path::PathBuf>,
-    #[arg(long = "eval-timeout", id = "eval_timeout", hide = true, value_parser = super::cluster_args::parse_duration)]
+    #[arg(long = "eval-timeout", id = "eval_timeout", hide = true, value_name = "DURATION", value_parser = super::cluster_args::parse_duration)]
     _eval_timeout: Option<std::time::Duration>,
 }
 

@@ -27,9 +27,6 @@ pub fn hint(args: &[String]) -> Option<String> {
         "uninstall" => {
             Some("`kf delete ENV` deletes what kf applied to an environment (Helm's uninstall)")
         }
-        "export" => {
-            Some("`kf show ENV -o yaml > FILE` writes an environment's manifests (Tanka's export)")
-        }
         "lint" => Some(
             "`kf validate ENV` checks the rendered objects against the Kubernetes schemas (Helm's lint)",
         ),

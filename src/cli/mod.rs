@@ -3,11 +3,13 @@
 mod about;
 mod apply;
 mod cluster_args;
+mod cmp;
 mod component;
 mod delete;
 mod demo;
 mod diff;
 mod env;
+mod export;
 mod generate;
 mod habits;
 mod init;
@@ -77,6 +79,9 @@ enum Command {
     Apply(apply::ApplyArgs),
     Delete(delete::DeleteArgs),
     Diff(diff::DiffArgs),
+    Export(export::ExportArgs),
+    #[command(subcommand)]
+    Cmp(cmp::CmpCommand),
     Status(status::StatusArgs),
     #[command(subcommand)]
     Registry(registry::RegistryCommand),
@@ -138,6 +143,8 @@ pub fn run() -> Result<()> {
         Command::Apply(a) => apply::run(&ctx, a),
         Command::Delete(a) => delete::run(&ctx, a),
         Command::Diff(a) => diff::run(&ctx, a),
+        Command::Export(a) => export::run(&ctx, a),
+        Command::Cmp(c) => cmp::run(&ctx, c),
         Command::Status(a) => status::run(&ctx, a),
         Command::Registry(c) => registry::run_registry(&ctx, c),
         Command::Pkg(c) => registry::run_pkg(&ctx, c),

@@ -123,7 +123,7 @@ impl JsonnetArgs {
         Ok(objects)
     }
 
-    fn options(&self, ctx: &Context_) -> Result<RenderOptions> {
+    pub fn options(&self, ctx: &Context_) -> Result<RenderOptions> {
         let mut ext_vars = Vec::new();
         for kv in &self.ext_str {
             let (k, v) = key_value(kv, "--ext-str")?;

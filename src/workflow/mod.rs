@@ -6,8 +6,10 @@
 //! here.
 
 pub mod apply;
+pub mod argocd;
 pub mod delete;
 pub mod diff;
+pub mod export;
 pub mod status;
 pub mod validate;
 
