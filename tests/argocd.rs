@@ -73,39 +73,10 @@ fn as_cmp_server(command: &[String], dir: &Path, extra: &[(&str, &str)]) -> (i32
     )
 }
 
-fn ml_app() -> TempApp {
-    let app = new_app();
-    ok(
-        &app.root,
-        &[
-            "generate",
-            "deployed-service",
-            "web",
-            "--image",
-            "nginx:1.27",
-        ],
-    );
-    ok(
-        &app.root,
-        &[
-            "generate",
-            "configMap",
-            "settings",
-            "--data",
-            r#"{"MODE":"fast"}"#,
-        ],
-    );
-    ok(
-        &app.root,
-        &["param", "set", "web", "replicas", "3", "--env", "prod"],
-    );
-    app
-}
-
 #[test]
 fn discover_claims_ksonnet_and_kf_apps_only() {
     let discover = command_of(&plugin(), "/spec/discover/find/command");
-    let app = ml_app();
+    let app = web_and_settings_app();
     let (code, out, err) = as_cmp_server(&discover, &app.root, &[]);
     assert_eq!((code, out.trim()), (0, "app.yaml"), "{err}");
     // Another tool's app.yaml (Google App Engine's), or none: no output, so not kf's.
@@ -121,14 +92,14 @@ fn discover_claims_ksonnet_and_kf_apps_only() {
 fn generate_prints_what_kf_show_prints_for_the_env_and_params_asked() {
     let generate = command_of(&plugin(), "/spec/generate/command");
     // The env from the Application's plugin env KF_ENV.
-    let app = ml_app();
+    let app = web_and_settings_app();
     let (code, out, err) = as_cmp_server(&generate, &app.root, &[("ARGOCD_ENV_KF_ENV", "prod")]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, ok(&app.root, &["show", "prod"]));
 
     // The `env` parameter wins over KF_ENV; `params` are set in that env first.
     let params = r#"[{"name":"env","string":"default"},{"name":"params","map":{"web.replicas":"5","settings.data":"{\"MODE\":\"slow\"}"}}]"#;
-    let mine = ml_app();
+    let mine = web_and_settings_app();
     let (code, out, err) = as_cmp_server(
         &generate,
         &mine.root,
@@ -138,7 +109,7 @@ fn generate_prints_what_kf_show_prints_for_the_env_and_params_asked() {
         ],
     );
     assert_eq!(code, 0, "{err}");
-    let expected = ml_app();
+    let expected = web_and_settings_app();
     ok(
         &expected.root,
         &["param", "set", "web", "replicas", "5", "--env", "default"],

@@ -11,32 +11,8 @@ use support::*;
 /// An app with a Deployment+Service, a ConfigMap and a Namespace (cluster-scoped): four
 /// objects an env, and a prod override.
 fn ml_app() -> TempApp {
-    let app = new_app();
-    ok(
-        &app.root,
-        &[
-            "generate",
-            "deployed-service",
-            "web",
-            "--image",
-            "nginx:1.27",
-        ],
-    );
-    ok(
-        &app.root,
-        &[
-            "generate",
-            "configMap",
-            "settings",
-            "--data",
-            r#"{"MODE":"fast"}"#,
-        ],
-    );
+    let app = web_and_settings_app();
     ok(&app.root, &["generate", "namespace", "team"]);
-    ok(
-        &app.root,
-        &["param", "set", "web", "replicas", "3", "--env", "prod"],
-    );
     app
 }
 

@@ -319,40 +319,37 @@ pub fn display(value: &Value) -> String {
     }
 }
 
+/// `open`, each item on a line of its own one level in with a comma after it, `close`.
+fn laid_out(open: &str, close: &str, items: impl Iterator<Item = String>, level: usize) -> String {
+    let mut out = String::from(open);
+    for item in items {
+        out.push('\n');
+        out.push_str(&"  ".repeat(level + 1));
+        out.push_str(&item);
+        out.push(',');
+    }
+    out.push('\n');
+    out.push_str(&"  ".repeat(level));
+    out.push_str(close);
+    out
+}
+
 /// A value inside a `param list` value, at indent `level`: see [`display`].
 fn nested(value: &Value, level: usize) -> String {
-    let indent = |l: usize| "  ".repeat(l);
     match value {
         Value::String(s) => single_quoted(s),
         Value::Object(map) if map.is_empty() => "{}".to_string(),
         Value::Array(items) if items.is_empty() => "[]".to_string(),
-        Value::Object(map) => {
-            let mut out = String::from("{");
-            for (k, v) in map {
-                out.push('\n');
-                out.push_str(&indent(level + 1));
-                out.push_str(&super::editor::render_key(k));
-                out.push_str(": ");
-                out.push_str(&nested(v, level + 1));
-                out.push(',');
-            }
-            out.push('\n');
-            out.push_str(&indent(level));
-            out.push('}');
-            out
-        }
+        Value::Object(map) => laid_out(
+            "{",
+            "}",
+            map.iter().map(|(k, v)| {
+                format!("{}: {}", super::editor::render_key(k), nested(v, level + 1))
+            }),
+            level,
+        ),
         Value::Array(items) => {
-            let mut out = String::from("[");
-            for v in items {
-                out.push('\n');
-                out.push_str(&indent(level + 1));
-                out.push_str(&nested(v, level + 1));
-                out.push(',');
-            }
-            out.push('\n');
-            out.push_str(&indent(level));
-            out.push(']');
-            out
+            laid_out("[", "]", items.iter().map(|v| nested(v, level + 1)), level)
         }
         other => other.to_string(),
     }

@@ -123,6 +123,37 @@ pub fn new_app() -> TempApp {
     TempApp { _dir: dir, root }
 }
 
+/// [`new_app`] with a web Deployment+Service (`web`), a ConfigMap (`settings`) and 3
+/// replicas of web in prod.
+pub fn web_and_settings_app() -> TempApp {
+    let app = new_app();
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "deployed-service",
+            "web",
+            "--image",
+            "nginx:1.27",
+        ],
+    );
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "configMap",
+            "settings",
+            "--data",
+            r#"{"MODE":"fast"}"#,
+        ],
+    );
+    ok(
+        &app.root,
+        &["param", "set", "web", "replicas", "3", "--env", "prod"],
+    );
+    app
+}
+
 /// Make a generated component one kf cannot tie to a prototype (as one ksonnet made, or
 /// written by hand): `kf param set` then sets any key and types values as ksonnet did.
 pub fn forget_prototype(root: &Path, component: &str) {
