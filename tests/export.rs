@@ -123,6 +123,20 @@ fn re_export_replaces_kfs_files_and_never_touches_others() {
     let first = listing(&out);
     assert_eq!(first.len(), 10, "{first:?}");
 
+    // Exporting again with nothing changed rewrites nothing (each write is fsynced).
+    let inode = |p: &str| {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(out.join(p)).unwrap().ino()
+    };
+    let before = inode("prod/v1.Namespace-_.team.yaml");
+    let run = kf_in(&app.root, &["export", "../out"]);
+    assert!(
+        run.stderr.contains("8 file(s) already up to date"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(inode("prod/v1.Namespace-_.team.yaml"), before);
+
     // A component removed: its objects' files go, in every env exported; the others stay.
     ok(&app.root, &["component", "rm", "settings"]);
     let run = kf_in(&app.root, &["export", "../out", "prod"]);

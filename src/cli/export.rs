@@ -70,8 +70,8 @@ pub fn run(ctx: &Context_, a: ExportArgs) -> Result<()> {
         );
     }
     eprintln!(
-        "exported {} objects of {} ({}) to {}{}",
-        report.written,
+        "exported {} objects of {} ({}) to {}{}{}",
+        report.objects,
         if report.envs.len() == 1 {
             "1 environment".to_string()
         } else {
@@ -79,6 +79,10 @@ pub fn run(ctx: &Context_, a: ExportArgs) -> Result<()> {
         },
         report.envs.join(", "),
         a.folder.display(),
+        match report.objects - report.written {
+            0 => String::new(),
+            n => format!("; {n} file(s) already up to date"),
+        },
         match report.removed {
             0 => String::new(),
             n => format!("; removed {n} file(s) of objects no longer rendered"),

@@ -90,6 +90,9 @@ pub struct Manifest {
 #[derive(Debug, Default)]
 pub struct ExportReport {
     pub envs: Vec<String>,
+    /// Objects exported.
+    pub objects: usize,
+    /// Files written (an object's file already right is left as it is).
     pub written: usize,
     pub removed: usize,
 }
@@ -158,7 +161,14 @@ pub fn export(app: &App, dir: &Path, options: &ExportOptions) -> Result<ExportRe
         files: Vec::new(),
     };
     let exported: BTreeSet<&str> = envs.iter().map(String::as_str).collect();
+    // The files kf wrote last time: one whose bytes are already right is left as it is
+    // (each write is staged and fsynced; a re-export that changes little writes little).
+    let previously: BTreeSet<String> = previous
+        .iter()
+        .flat_map(|m| m.files.iter().map(|f| f.path.clone()))
+        .collect();
     let mut removed = 0;
+    let mut kept_others = 0;
     if let Some(previous) = previous {
         for f in previous.files {
             if exported.contains(f.env.as_str()) {
@@ -169,12 +179,20 @@ pub fn export(app: &App, dir: &Path, options: &ExportOptions) -> Result<ExportRe
             } else if !taken.contains_key(&f.path) {
                 // Another environment's files stay, and stay in the manifest.
                 manifest.files.push(f);
+                kept_others += 1;
             }
         }
     }
-    let written = files.len();
+    let mut written = 0;
     for (entry, bytes) in files {
-        set.write(dir.join(&entry.path), bytes);
+        let path = dir.join(&entry.path);
+        let unchanged = previously.contains(&entry.path)
+            && crate::sandbox::read_regular(&path, bytes.len() as u64 + 1)
+                .is_ok_and(|on_disk| on_disk == bytes);
+        if !unchanged {
+            set.write(path, bytes);
+            written += 1;
+        }
         manifest.files.push(entry);
     }
     manifest.files.sort_by(|a, b| a.env.cmp(&b.env));
@@ -186,6 +204,7 @@ pub fn export(app: &App, dir: &Path, options: &ExportOptions) -> Result<ExportRe
     set.commit()?;
     Ok(ExportReport {
         envs,
+        objects: manifest.files.len() - kept_others,
         written,
         removed,
     })
