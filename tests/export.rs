@@ -29,22 +29,12 @@ fn files_of<'a>(m: &'a Value, env: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-/// Every file kf did not write in `dir`, and every file it did, as relative paths.
+/// Every file in `dir`, as paths relative to it, sorted.
 fn listing(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p.strip_prefix(dir).unwrap().display().to_string());
-            }
-        }
-    }
-    out.sort();
-    out
+    snapshot(dir)
+        .into_iter()
+        .map(|(p, _)| p.strip_prefix(dir).unwrap().display().to_string())
+        .collect()
 }
 
 #[test]

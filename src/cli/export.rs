@@ -46,7 +46,8 @@ pub fn run(ctx: &Context_, a: ExportArgs) -> Result<()> {
     // Each environment renders on a thread that ends before kf does: its engine is freed
     // there, not left for the process exit.
     render.leak_engines = false;
-    let dir = export::export_dir(&ctx.cwd, &a.folder);
+    // `join` keeps an absolute DIR as it is.
+    let dir = ctx.cwd.join(&a.folder);
     kf::engine::take_ksonnet_answers();
     let report = export::export(
         &app,

@@ -31,15 +31,27 @@ pub fn write_yaml_stream(objects: &[RenderedObject], out: &mut dyn Write) -> io:
     for o in objects {
         doc.clear();
         doc.push_str("---\n");
-        // Plain data always serializes; an error here would be a kf bug.
-        serde_saphyr::to_fmt_writer(&mut doc, &o.object)
-            .unwrap_or_else(|e| panic!("YAML serialization failed: {e}"));
-        if !doc.ends_with('\n') {
-            doc.push('\n');
-        }
+        push_yaml_document(&mut doc, &o.object);
         out.write_all(doc.as_bytes())?;
     }
     Ok(())
+}
+
+/// One object's YAML document, as the stream holds it after its `---` line (what
+/// `kf export` writes into each object's file).
+pub fn yaml_document(object: &serde_json::Map<String, Value>) -> String {
+    let mut doc = String::new();
+    push_yaml_document(&mut doc, object);
+    doc
+}
+
+fn push_yaml_document(doc: &mut String, object: &serde_json::Map<String, Value>) {
+    // Plain data always serializes; an error here would be a kf bug.
+    serde_saphyr::to_fmt_writer(doc, object)
+        .unwrap_or_else(|e| panic!("YAML serialization failed: {e}"));
+    if !doc.ends_with('\n') {
+        doc.push('\n');
+    }
 }
 
 /// `-o json`: one `v1` List of every object, 2-space indented, whatever their number

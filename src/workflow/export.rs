@@ -10,7 +10,7 @@
 //! forced.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -429,31 +429,11 @@ fn safe(value: &str) -> String {
 /// the object as indented JSON.
 fn contents(object: &serde_json::Map<String, Value>, format: FileFormat) -> Vec<u8> {
     match format {
-        FileFormat::Yaml => {
-            let one = [RenderedObject {
-                component: String::new(),
-                object: object.clone(),
-            }];
-            let stream = crate::render::output::to_yaml_stream(&one);
-            stream
-                .strip_prefix("---\n")
-                .unwrap_or(&stream)
-                .as_bytes()
-                .to_vec()
-        }
+        FileFormat::Yaml => crate::render::output::yaml_document(object).into_bytes(),
         FileFormat::Json => {
             let mut text = serde_json::to_string_pretty(object).unwrap_or_default();
             text.push('\n');
             text.into_bytes()
         }
-    }
-}
-
-/// The folder a relative `dir` names, from `cwd`.
-pub fn export_dir(cwd: &Path, dir: &Path) -> PathBuf {
-    if dir.is_absolute() {
-        dir.to_path_buf()
-    } else {
-        cwd.join(dir)
     }
 }
