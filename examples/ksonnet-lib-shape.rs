@@ -44,7 +44,7 @@ fn run(oracle: &std::path::Path, digest_file: Option<&std::path::Path>) -> Resul
         .map_err(|e| e.to_string())?;
 
     let ours = tempfile::tempdir().map_err(|e| e.to_string())?;
-    for (name, bytes) in kf::ksonnetlib::lib_files(None)? {
+    for (name, bytes) in kf::ksonnetlib::lib_files(kf::ksonnetlib::DEFAULT_SPEC.as_bytes())? {
         let path = ours.path().join(name);
         if let Some(p) = path.parent() {
             std::fs::create_dir_all(p).map_err(|e| e.to_string())?;

@@ -239,6 +239,23 @@ fn an_app_made_the_ksonnet_way_from_a_ksonnet_format_registry() {
         &root,
         &["param", "set", "store", "replicas", "4", "--env", "prod"],
     );
+    // The package calls ksonnet-lib's k.apps.v1beta1, which a new app's v1.33.0 API has
+    // no more: the error says so, and how to give the env ksonnet's API back.
+    let r = kf_in(&root, &["show", "prod"]);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no such field: v1beta1")
+            && r.stderr
+                .contains("hint: environment 'prod' is for Kubernetes v1.33.0")
+            && r.stderr
+                .contains("kf env set prod --api-spec version:v1.10.3"),
+        "{}",
+        r.stderr
+    );
+    ok(
+        &root,
+        &["env", "set", "prod", "--api-spec", "version:v1.10.3"],
+    );
     let prod = ok(&root, &["show", "prod"]);
     assert!(
         prod.contains("replicas: 4") && prod.contains("image: nginx:1.27"),

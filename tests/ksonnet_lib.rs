@@ -31,7 +31,8 @@ fn eval(dir: &std::path::Path, code: &str) -> Value {
 
 fn generated() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    for (name, bytes) in kf::ksonnetlib::lib_files(None).unwrap() {
+    for (name, bytes) in kf::ksonnetlib::lib_files(kf::ksonnetlib::DEFAULT_SPEC.as_bytes()).unwrap()
+    {
         let path = dir.path().join(name);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, bytes).unwrap();
@@ -211,10 +212,13 @@ fn an_app_without_lib_renders_ksonnet_lib_components_offline() {
         );
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
-    kf(&["init", "app"], dir.path());
+    kf(
+        &["init", "app", "--api-spec", "version:v1.10.3"],
+        dir.path(),
+    );
     let root = dir.path().join("app");
     assert!(
-        root.join("lib/ksonnet-lib/v1.33.0/k.libsonnet").is_file(),
+        root.join("lib/ksonnet-lib/v1.10.3/k.libsonnet").is_file(),
         "init writes ksonnet-lib"
     );
     std::fs::write(
@@ -226,7 +230,7 @@ fn an_app_without_lib_renders_ksonnet_lib_components_offline() {
     std::fs::remove_dir_all(root.join("lib")).unwrap();
     // An env on a version kf has no spec for still renders, from the spec kf carries.
     let yaml = std::fs::read_to_string(root.join("app.yaml")).unwrap();
-    std::fs::write(root.join("app.yaml"), yaml.replace("v1.33.0", "v1.8.0")).unwrap();
+    std::fs::write(root.join("app.yaml"), yaml.replace("v1.10.3", "v1.8.0")).unwrap();
     let without = kf(&["show", "default"], &root);
     assert_eq!(with_lib, without);
     assert!(
@@ -238,4 +242,52 @@ fn an_app_without_lib_renders_ksonnet_lib_components_offline() {
         "the generated lib goes to the cache, not the app"
     );
     assert!(dir.path().join("cache/kf/ksonnet-lib").is_dir());
+}
+
+/// A fresh clone of an app of today's API (its lib/ git-ignored) renders today's kinds
+/// offline, from the v1.33.0 spec kf carries; an env of a version between the two carried
+/// specs gets the older one, which has no API that version lacks.
+#[test]
+fn an_app_of_todays_api_without_lib_renders_todays_kinds_offline() {
+    let dir = tempfile::tempdir().unwrap();
+    let kf = |args: &[&str], cwd: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_kf"))
+            .args(args)
+            .current_dir(cwd)
+            .env("XDG_CACHE_HOME", dir.path().join("cache"))
+            .env("HTTPS_PROXY", "http://127.0.0.1:9")
+            .output()
+            .unwrap()
+    };
+    assert!(kf(&["init", "app"], dir.path()).status.success());
+    let root = dir.path().join("app");
+    std::fs::write(
+        root.join("components/web.jsonnet"),
+        "local k = import 'k.libsonnet';\nlocal ing = k.networking.v1.ingress;\ning.new() + ing.mixin.metadata.withName('web') + ing.mixin.spec.withIngressClassName('nginx')\n",
+    )
+    .unwrap();
+    std::fs::remove_dir_all(root.join("lib")).unwrap();
+    let out = kf(&["show", "default"], &root);
+    let yaml = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        yaml.contains("apiVersion: networking.k8s.io/v1")
+            && yaml.contains("ingressClassName: nginx"),
+        "{yaml}"
+    );
+    assert!(!root.join("lib").exists());
+    let app_yaml = std::fs::read_to_string(root.join("app.yaml")).unwrap();
+    std::fs::write(
+        root.join("app.yaml"),
+        app_yaml.replace("v1.33.0", "v1.20.2"),
+    )
+    .unwrap();
+    let out = kf(&["show", "default"], &root);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("no such field: ingress"), "{stderr}");
 }

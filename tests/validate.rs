@@ -162,3 +162,55 @@ fn validate_refuses_apis_the_envs_kubernetes_no_longer_serves() {
     let run = kf_in(&app.root, &["validate", "legacy"]);
     assert_eq!(run.status, 0, "v1.10.3 serves it: {}", run.stderr);
 }
+
+/// Moving an env to today's API (`kf env set --api-spec version:v1.33.0`) and validating
+/// reports everything the move breaks at once: each component whose ksonnet-lib calls
+/// the new library lacks (file:line, with the way back), and each object of the others
+/// in an API the new version no longer serves; the objects that still render are checked.
+#[test]
+fn validate_reports_everything_a_move_to_todays_api_breaks() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["env", "add", "legacy", "--api-spec", "version:v1.10.3"],
+    );
+    write(
+        app.root.join("components/old.jsonnet"),
+        "local k = import 'k.libsonnet';\nlocal d = k.extensions.v1beta1.deployment;\nd.new('old', 1, [d.mixin.spec.template.spec.containersType.new('old', 'nginx')], { app: 'old' })\n",
+    );
+    write(
+        app.root.join("components/plain.jsonnet"),
+        "{ apiVersion: 'apps/v1beta2', kind: 'Deployment', metadata: { name: 'plain' },\n  spec: { selector: { matchLabels: { app: 'p' } }, template: { metadata: { labels: { app: 'p' } }, spec: { containers: [{ name: 'p', image: 'nginx' }] } } } }\n",
+    );
+    write(
+        app.root.join("components/settings.jsonnet"),
+        "local k = import 'k.libsonnet';\nk.core.v1.configMap.new('settings', { a: 'b' })\n",
+    );
+    let before = kf_in(&app.root, &["validate", "legacy"]);
+    assert_eq!(before.status, 0, "{}", before.stderr);
+
+    ok(
+        &app.root,
+        &["env", "set", "legacy", "--api-spec", "version:v1.33.0"],
+    );
+    let err = fails(&app.root, &["validate", "legacy"]);
+    assert!(
+        err.contains("error: component old: components/old.jsonnet:2:")
+            && err.contains("no such field: extensions")
+            && err.contains("kf env set legacy --api-spec version:v1.10.3"),
+        "{err}"
+    );
+    assert!(
+        err.contains("Deployment/plain (component plain): Kubernetes v1.33.0 (the environment's k8sVersion) does not serve apps/v1beta2 Deployment"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "1 components of environment 'legacy' failed to render; 1 of 2 objects in environment 'legacy' are invalid"
+        ),
+        "{err}"
+    );
+    // The render verbs still stop at the first broken component.
+    let show = fails(&app.root, &["show", "legacy"]);
+    assert!(show.contains("component 'old'"), "{show}");
+}

@@ -29,12 +29,15 @@ pub struct ApiSpec {
 }
 
 impl ApiSpec {
-    /// `version` with ksonnet-lib from the spec kf carries.
+    /// `version` with ksonnet-lib from the spec kf carries for it (v1.33.0's for today's
+    /// versions, v1.10.3's for ksonnet-era ones).
     pub fn carried(version: &str) -> Result<ApiSpec, AppError> {
-        let lib = crate::ksonnetlib::lib_files(None).map_err(|message| AppError::Invalid {
-            path: PathBuf::from("kf's Kubernetes spec"),
-            message,
-        })?;
+        let spec = crate::ksonnetlib::CARRIED[crate::ksonnetlib::carried_for(version)].1;
+        let lib =
+            crate::ksonnetlib::lib_files(spec.as_bytes()).map_err(|message| AppError::Invalid {
+                path: PathBuf::from("kf's Kubernetes spec"),
+                message,
+            })?;
         Ok(ApiSpec {
             version: version.to_string(),
             lib,
@@ -85,7 +88,7 @@ pub fn read_api_spec(arg: &str) -> Result<ApiSpec, AppError> {
     }
     let _generating =
         crate::engine::watchdog::Evaluating::generating(|| format!("ksonnet-lib from {path}"));
-    let lib = crate::ksonnetlib::lib_files(Some(&bytes)).map_err(|message| AppError::Invalid {
+    let lib = crate::ksonnetlib::lib_files(&bytes).map_err(|message| AppError::Invalid {
         path: path.into(),
         message,
     })?;

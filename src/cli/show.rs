@@ -6,7 +6,7 @@ use clap::Args;
 use kf::app::App;
 use kf::engine::TlaValue;
 use kf::render::output::{self, Format};
-use kf::render::{ExtVar, RenderOptions, RenderedObject, render};
+use kf::render::{ExtVar, RenderOptions, RenderedObject};
 
 use super::{Context_, key_value, pick_env};
 
@@ -94,6 +94,17 @@ impl RenderArgs {
         let objects = self.jsonnet.render(ctx, &app, &env)?;
         Ok(Rendered { app, env, objects })
     }
+
+    /// [`RenderArgs::render`], going on past components that fail, with their errors.
+    pub fn render_partial(
+        &self,
+        ctx: &Context_,
+    ) -> Result<(Rendered, Vec<kf::render::ComponentError>)> {
+        let app = ctx.app()?;
+        let env = pick_env(&app, self.env_pos.clone(), self.env.clone())?;
+        let (objects, failed) = self.jsonnet.render_partial(ctx, &app, &env)?;
+        Ok((Rendered { app, env, objects }, failed))
+    }
 }
 
 impl JsonnetArgs {
@@ -109,9 +120,26 @@ impl JsonnetArgs {
 
     /// Render one environment of `app`.
     pub fn render(&self, ctx: &Context_, app: &App, env: &str) -> Result<Vec<RenderedObject>> {
+        let (objects, failed) = self.render_partial(ctx, app, env)?;
+        if !failed.is_empty() {
+            return Err(kf::render::RenderError::Components(failed).into());
+        }
+        Ok(objects)
+    }
+
+    /// Render one environment of `app`, going on past components that fail.
+    pub fn render_partial(
+        &self,
+        ctx: &Context_,
+        app: &App,
+        env: &str,
+    ) -> Result<(Vec<RenderedObject>, Vec<kf::render::ComponentError>)> {
         let options = self.options(ctx)?;
         kf::engine::take_ksonnet_answers();
-        let objects = render(app, env, &options)?;
+        let (objects, failed) = kf::render::render_partial(app, env, &options)?;
+        if !failed.is_empty() {
+            return Ok((objects, failed));
+        }
         for warning in kf::render::ksonnet_compat::object_has_warnings(app, env, &options) {
             eprintln!("warning: {warning}");
         }
@@ -120,7 +148,7 @@ impl JsonnetArgs {
         }
         // The re-renders of those checks counted their answers too.
         kf::engine::take_ksonnet_answers();
-        Ok(objects)
+        Ok((objects, failed))
     }
 
     pub fn options(&self, ctx: &Context_) -> Result<RenderOptions> {

@@ -29,7 +29,13 @@ pub struct ValidateArgs {
 }
 
 pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
-    let rendered = a.render.render(ctx)?;
+    // Offline, components that fail to render are reported with the rest, so that what
+    // a move to another API (`kf env set --api-spec`) breaks shows at once.
+    let (rendered, failed) = if a.server {
+        (a.render.render(ctx)?, Vec::new())
+    } else {
+        a.render.render_partial(ctx)?
+    };
     let k8s_version = rendered.app.environment(&rendered.env)?.k8s_version.clone();
     let mut printer = Printer::new(a.output.output());
     let report = if a.server {
@@ -43,7 +49,9 @@ pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
             &mut printer,
         ))?
     } else {
-        validate_offline(&rendered.env, &rendered.objects, &k8s_version).0
+        let mut report = validate_offline(&rendered.env, &rendered.objects, &k8s_version).0;
+        report.add_render_failures(&failed);
+        report
     };
     printer.done();
     for p in &report.problems {

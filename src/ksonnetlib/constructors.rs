@@ -3,6 +3,11 @@
 //! names, parameters, defaults, and the setter each parameter is passed to. Apps call
 //! them positionally (`deployment.new(name, 1, containers, labels)`) and by name.
 
+/// The first Kubernetes version whose library kf makes in today's form: 1.16 removed the
+/// extensions/v1beta1 and apps/v1beta* workloads, leaving apps/v1, and ksonnet 0.13 never
+/// generated a library for it.
+pub const TODAY_SINCE: (u64, u64, u64) = (1, 16, 0);
+
 /// A parameter's default, as ksonnet-lib writes it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Default {
@@ -36,6 +41,8 @@ pub struct Param {
     /// The setter the argument goes to, from the object itself: `mixin.spec.withReplicas`.
     pub setter: &'static str,
     pub default: Default,
+    /// A second setter the argument also goes to.
+    pub also: Option<&'static str>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -49,6 +56,7 @@ const fn p(name: &'static str, setter: &'static str) -> Param {
         name,
         setter,
         default: Default::Empty,
+        also: None,
     }
 }
 
@@ -57,8 +65,17 @@ const fn pd(name: &'static str, setter: &'static str, default: Default) -> Param
         name,
         setter,
         default,
+        also: None,
     }
 }
+
+/// The pod labels of an apps/v1 workload, which that API also requires as the selector.
+const SELECTED_POD_LABELS: Param = Param {
+    name: "podLabels",
+    setter: "mixin.spec.template.metadata.withLabels",
+    default: Default::AppName,
+    also: Some("mixin.spec.selector.withMatchLabels"),
+};
 
 const fn new(params: &'static [Param]) -> Constructor {
     Constructor {
@@ -87,6 +104,22 @@ const STATEFUL_SET: &[Constructor] = &[new(&[
         "mixin.spec.template.metadata.withLabels",
         Default::AppName,
     ),
+])];
+/// apps/v1 refuses a Deployment or StatefulSet without `spec.selector` (ksonnet-lib's
+/// constructors, written for extensions/v1beta1, never set one): in the libraries kf
+/// generates for APIs ksonnet never did, `podLabels` is the selector too.
+const DEPLOYMENT_SELECTING: &[Constructor] = &[new(&[
+    p("name", "mixin.metadata.withName"),
+    pd("replicas", "mixin.spec.withReplicas", Default::Int(1)),
+    p("containers", "mixin.spec.template.spec.withContainers"),
+    SELECTED_POD_LABELS,
+])];
+const STATEFUL_SET_SELECTING: &[Constructor] = &[new(&[
+    p("name", "mixin.metadata.withName"),
+    pd("replicas", "mixin.spec.withReplicas", Default::Int(1)),
+    p("containers", "mixin.spec.template.spec.withContainers"),
+    p("volumeClaims", "mixin.spec.withVolumeClaimTemplates"),
+    SELECTED_POD_LABELS,
 ])];
 const DEPLOYMENT_ROLLBACK: &[Constructor] = &[new(&[p("name", "withName")])];
 const SCALE: &[Constructor] = &[new(&[pd(
@@ -202,13 +235,23 @@ const VOLUME_MOUNT: &[Constructor] = &[new(&[
     pd("readOnly", "withReadOnly", Default::Bool(false)),
 ])];
 
-/// The constructors of the type `kind` in `group` (`core` for the core group) of
-/// `codebase` (`api` unless the definition name says otherwise), if it has its own.
-pub fn custom(codebase: &str, group: &str, kind: &str) -> Option<&'static [Constructor]> {
+/// The constructors of the type `kind` in `group` (`core` for the core group) and
+/// `version` of `codebase` (`api` unless the definition name says otherwise), if it has
+/// its own. `today`: the library is for an API newer than any ksonnet generated one for
+/// (see [`TODAY_SINCE`]), where apps/v1's workloads select their pod labels.
+pub fn custom(
+    codebase: &str,
+    group: &str,
+    version: &str,
+    kind: &str,
+    today: bool,
+) -> Option<&'static [Constructor]> {
     if codebase != "api" {
         return None;
     }
     Some(match (group, kind) {
+        ("apps", "Deployment") if today && version == "v1" => DEPLOYMENT_SELECTING,
+        ("apps", "StatefulSet") if today && version == "v1" => STATEFUL_SET_SELECTING,
         ("apps" | "extensions", "Deployment") => DEPLOYMENT,
         ("apps" | "extensions", "DeploymentRollback") => DEPLOYMENT_ROLLBACK,
         ("apps" | "extensions" | "autoscaling", "Scale") => SCALE,

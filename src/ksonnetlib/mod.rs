@@ -20,9 +20,30 @@ use sha2::{Digest, Sha256};
 
 pub use names::format_kind;
 
-/// The spec kf carries, for apps without one (reduced by schemas/strip-swagger.py).
+/// The specs kf carries, oldest first, for apps without one of their own: v1.10.3's
+/// (upstream's swagger.json reduced by schemas/strip-swagger.py), for ksonnet-era apps, and
+/// v1.33.0's (k8s-openapi's schemas, written by crates/kf-spec), for apps of today's API.
+pub const CARRIED: &[(&str, &str)] = &[
+    (DEFAULT_VERSION, DEFAULT_SPEC),
+    (
+        CURRENT_VERSION,
+        include_str!("../../schemas/k8s/swagger-v1.33.0.json"),
+    ),
+];
 pub const DEFAULT_SPEC: &str = include_str!("../../schemas/k8s/swagger-v1.10.3.json");
 pub const DEFAULT_VERSION: &str = "v1.10.3";
+pub const CURRENT_VERSION: &str = "v1.33.0";
+
+/// The carried spec for an env of `k8s_version`: the newest one not newer than it, so that
+/// its library offers no API that version lacks (v1.20 gets v1.10.3's, v1.34 v1.33.0's);
+/// the oldest for a version older than all of them. Returns its index in [`CARRIED`].
+pub fn carried_for(k8s_version: &str) -> usize {
+    let wanted = model::version_triple(k8s_version);
+    CARRIED
+        .iter()
+        .rposition(|(v, _)| model::version_triple(v) <= wanted)
+        .unwrap_or(0)
+}
 
 /// Bumped when the generated files change shape, so that cached copies are remade.
 const GENERATOR_REVISION: u32 = 3;
@@ -69,9 +90,9 @@ pub fn generate(spec: &Value) -> Result<Generated, String> {
     generate_from(spec, None)
 }
 
-/// The files of an env's `lib/ksonnet-lib/<version>/` folder, the spec among them.
-pub fn lib_files(swagger: Option<&[u8]>) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let bytes = swagger.unwrap_or(DEFAULT_SPEC.as_bytes());
+/// The files of an env's `lib/ksonnet-lib/<version>/` folder, generated from the spec
+/// `bytes` (one of [`CARRIED`], or the app's own), the spec among them.
+pub fn lib_files(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
     let spec: Value = serde_json::from_slice(bytes)
         .map_err(|e| format!("the API spec is not valid JSON: {e}"))?;
     let g = generate_from(&spec, Some(bytes))?;
@@ -130,7 +151,8 @@ pub enum CacheError {
 
 /// The folder holding k.libsonnet for an env: the app's `lib/ksonnet-lib/<version>/` when
 /// it has one, else a copy kf generates — from that folder's swagger.json if there is
-/// one (read through the app's sandbox), else from the spec kf carries — in the user's
+/// one (read through the app's sandbox), else from the spec kf carries for the env's
+/// `k8s_version` ([`carried_for`]) — in the user's
 /// cache folder. `lib/` is git-ignored in ksonnet apps, so a fresh clone has none;
 /// ksonnet then downloaded a spec and failed offline.
 ///
@@ -141,6 +163,7 @@ pub enum CacheError {
 /// generated library (an import of k.libsonnet then fails) rather than one from elsewhere.
 pub fn lib_dir(
     app_lib: &std::path::Path,
+    k8s_version: &str,
     app_files: &crate::sandbox::Sandbox,
 ) -> Result<LibraryDir, CacheError> {
     if std::fs::symlink_metadata(app_lib.join("k.libsonnet")).is_ok() {
@@ -156,19 +179,20 @@ pub fn lib_dir(
         path: root.clone(),
         why,
     })?;
-    let dir = root.join(cache_name(swagger.as_deref()));
+    let carried = carried_for(k8s_version);
+    let dir = root.join(cache_name(swagger.as_deref(), carried));
     if std::fs::symlink_metadata(&dir).is_ok() {
         return verified(&dir);
     }
-    let bytes: &[u8] = swagger.as_deref().unwrap_or(DEFAULT_SPEC.as_bytes());
+    let bytes: &[u8] = swagger.as_deref().unwrap_or(CARRIED[carried].1.as_bytes());
     let _generating = crate::engine::watchdog::Evaluating::generating(|| {
         let spec = app_lib.join("swagger.json");
         match &swagger {
             Some(_) => format!("ksonnet-lib from {}", spec.display()),
-            None => "ksonnet-lib from kf's own API spec".to_string(),
+            None => format!("ksonnet-lib from kf's own {} API spec", CARRIED[carried].0),
         }
     });
-    let mut files = lib_files(Some(bytes)).map_err(CacheError::Generate)?;
+    let mut files = lib_files(bytes).map_err(CacheError::Generate)?;
     let key = crate::userdir::secret()?;
     let manifest = cache_manifest::write(&dir, &files, &key);
     files.push((cache_manifest::FILE.to_string(), manifest.into_bytes()));
@@ -204,24 +228,30 @@ fn verified(dir: &std::path::Path) -> Result<LibraryDir, CacheError> {
 }
 
 /// The cache folder's name for a library generated from `swagger` (an app's spec) or,
-/// with `None`, from kf's own spec. The cache is shared by every app of the user, and an
-/// app folder may be an attacker's: an app's spec is named by its SHA-256, which no
-/// crafted spec can share with another's. kf's own spec is named by a key computed when
-/// kf is compiled (hashing its 306 kB on every run cost 4.6M instructions), under a name
-/// no digest takes.
-fn cache_name(swagger: Option<&[u8]>) -> String {
+/// with `None`, from kf's own spec number `carried` of [`CARRIED`]. The cache is shared by
+/// every app of the user, and an app folder may be an attacker's: an app's spec is named
+/// by its SHA-256, which no crafted spec can share with another's. kf's own specs are
+/// named by a key computed when kf is compiled (hashing 306 kB on every run cost 4.6M
+/// instructions), under a name no digest takes.
+fn cache_name(swagger: Option<&[u8]>, carried: usize) -> String {
     let version = env!("CARGO_PKG_VERSION");
     match swagger {
         Some(bytes) => format!(
             "{version}-r{GENERATOR_REVISION}-sha256-{}",
             hex(&Sha256::digest(bytes))
         ),
-        None => format!("{version}-builtin-{BUILTIN_SPEC_KEY:016x}"),
+        None => format!(
+            "{version}-builtin-{}-{:016x}",
+            CARRIED[carried].0, BUILTIN_SPEC_KEYS[carried]
+        ),
     }
 }
 
-/// [`cache_name`]'s key for kf's own spec and generator, fixed at compile time.
-const BUILTIN_SPEC_KEY: u64 = spec_key(DEFAULT_SPEC.as_bytes(), GENERATOR_REVISION);
+/// [`cache_name`]'s keys for kf's own specs and generator, fixed at compile time.
+const BUILTIN_SPEC_KEYS: [u64; 2] = [
+    spec_key(CARRIED[0].1.as_bytes(), GENERATOR_REVISION),
+    spec_key(CARRIED[1].1.as_bytes(), GENERATOR_REVISION),
+];
 
 /// FNV-1a over 8-byte words (so that compile-time evaluation stays short): it only has to
 /// change when kf's spec or generator revision does.
@@ -248,22 +278,39 @@ mod tests {
 
     #[test]
     fn an_apps_spec_never_names_the_folder_of_kfs_own() {
-        let own = cache_name(None);
-        let same_bytes = cache_name(Some(DEFAULT_SPEC.as_bytes()));
+        let own = cache_name(None, 0);
+        let same_bytes = cache_name(Some(DEFAULT_SPEC.as_bytes()), 0);
         assert_ne!(own, same_bytes);
-        assert!(own.contains("-builtin-"), "{own}");
+        assert!(own.contains("-builtin-v1.10.3-"), "{own}");
+        assert_ne!(own, cache_name(None, 1));
         assert!(same_bytes.contains("-sha256-"), "{same_bytes}");
-        assert_ne!(cache_name(Some(b"{}")), cache_name(Some(b"{} ")));
+        assert_eq!(same_bytes, cache_name(Some(DEFAULT_SPEC.as_bytes()), 1));
+        assert_ne!(cache_name(Some(b"{}"), 0), cache_name(Some(b"{} "), 0));
+    }
+
+    #[test]
+    fn an_env_gets_the_newest_carried_spec_not_newer_than_its_version() {
+        for (version, want) in [
+            ("v1.7.0", "v1.10.3"),
+            ("v1.10.3", "v1.10.3"),
+            ("v1.20.2", "v1.10.3"),
+            ("v1.32.9", "v1.10.3"),
+            ("v1.33.0", "v1.33.0"),
+            ("v1.36.1", "v1.33.0"),
+        ] {
+            assert_eq!(CARRIED[carried_for(version)].0, want, "{version}");
+        }
     }
 
     #[test]
     fn the_builtin_key_changes_with_any_byte_and_the_revision() {
         let spec = DEFAULT_SPEC.as_bytes();
-        assert_eq!(BUILTIN_SPEC_KEY, spec_key(spec, GENERATOR_REVISION));
-        assert_ne!(spec_key(spec, GENERATOR_REVISION + 1), BUILTIN_SPEC_KEY);
+        assert_eq!(BUILTIN_SPEC_KEYS[0], spec_key(spec, GENERATOR_REVISION));
+        assert_ne!(BUILTIN_SPEC_KEYS[0], BUILTIN_SPEC_KEYS[1]);
+        assert_ne!(spec_key(spec, GENERATOR_REVISION + 1), BUILTIN_SPEC_KEYS[0]);
         let mut changed = spec.to_vec();
         *changed.last_mut().unwrap() ^= 1;
-        assert_ne!(spec_key(&changed, GENERATOR_REVISION), BUILTIN_SPEC_KEY);
+        assert_ne!(spec_key(&changed, GENERATOR_REVISION), BUILTIN_SPEC_KEYS[0]);
         assert_ne!(spec_key(b"ab", 0), spec_key(b"ab\0", 0));
     }
 }

@@ -39,6 +39,9 @@ struct Library<'a> {
     places: BTreeMap<&'a str, Place>,
     /// The definitions whose functions each file holds, in the spec's order.
     own: BTreeMap<FileKey, Vec<&'a Definition>>,
+    /// A library for an API ksonnet never generated one for ([`constructors::TODAY_SINCE`]
+    /// on): ksonnet-lib's shape without its bugs that the API server would see.
+    today: bool,
 }
 
 fn file_name(file: &FileKey) -> String {
@@ -134,7 +137,14 @@ impl<'a> Library<'a> {
             own.entry(file.clone()).or_default().push(def);
             places.insert(def.id.as_str(), Place { file, key });
         }
-        Library { spec, places, own }
+        let today =
+            super::model::version_triple(&spec.kubernetes_version) >= constructors::TODAY_SINCE;
+        Library {
+            spec,
+            places,
+            own,
+            today,
+        }
     }
 
     /// How `from` refers to the file holding `id`'s functions.
@@ -201,16 +211,22 @@ impl<'a> Library<'a> {
             let place = &self.places[target.as_str()];
             let nested = access(&self.file_ref(file, target), &["nested", &place.key]);
             // ksonnet-lib writes a nested object's fragment under the field's formatted
-            // name (`scaleIo+:` for `scaleIO`): a bug real apps were rendered with, kept.
+            // name (`scaleIo+:` for `scaleIO`), which the API server drops: a bug real
+            // apps were rendered with, kept in ksonnet's versions, mended in today's.
             let name = format_kind(&p.name);
             let (key, arg) = (field_key(&name), param_name(&p.name));
+            let field = if self.today {
+                field_key(&p.name)
+            } else {
+                key.clone()
+            };
             let _ = writeln!(
                 out,
-                "      {key}:: {nested}(function(o) __mixin({{ {key}+: o }})) + {{ {} }},",
+                "      {key}:: {nested}(function(o) __mixin({{ {field}+: o }})) + {{ {} }},",
                 method(
                     "mixinInstance",
                     &arg,
-                    &format!("__mixin({{ {key}+: {arg} }})")
+                    &format!("__mixin({{ {field}+: {arg} }})")
                 )
             );
             if let Some(link) = type_link(target) {
@@ -227,12 +243,16 @@ impl<'a> Library<'a> {
     /// `base + self.a.withX(x).withY(y) + self.b.withZ(z)`, as ksonnet-lib composes them.
     fn constructor(&self, ctor: &Constructor, base: &[&str]) -> String {
         let mut by_path: BTreeMap<String, Vec<(&str, &str)>> = BTreeMap::new();
+        // `mixin.spec.withReplicas` → (`self.mixin.spec`, `withReplicas`)
+        let place = |setter: &'static str| match setter.rsplit_once('.') {
+            Some((path, func)) => (format!("self.{path}"), func),
+            None => ("self".to_string(), setter),
+        };
         for p in ctor.params {
-            let (path, func) = match p.setter.rsplit_once('.') {
-                Some((path, func)) => (format!("self.{path}"), func),
-                None => ("self".to_string(), p.setter),
-            };
-            by_path.entry(path).or_default().push((func, p.name));
+            for setter in std::iter::once(p.setter).chain(p.also) {
+                let (path, func) = place(setter);
+                by_path.entry(path).or_default().push((func, p.name));
+            }
         }
         let mut items: Vec<String> = base.iter().map(|b| b.to_string()).collect();
         for (path, mut calls) in by_path {
@@ -249,7 +269,13 @@ impl<'a> Library<'a> {
     }
 
     fn constructors(&self, def: &Definition, base: &[&str]) -> String {
-        match constructors::custom(&def.desc.codebase, def.group(), def.kind()) {
+        match constructors::custom(
+            &def.desc.codebase,
+            def.group(),
+            def.version(),
+            def.kind(),
+            self.today,
+        ) {
             Some(ctors) => {
                 let mut seen = BTreeSet::new();
                 ctors

@@ -131,7 +131,7 @@ fn library(app: &App, env: &Environment) -> Option<crate::ksonnetlib::LibraryDir
     }) {
         return Some(lib);
     }
-    match crate::ksonnetlib::lib_dir(&app_lib, app.sandbox()) {
+    match crate::ksonnetlib::lib_dir(&app_lib, &env.k8s_version, app.sandbox()) {
         Ok(lib) => {
             if let Ok(mut found) = FOUND.lock() {
                 found.push((app_lib, lib.clone()));
@@ -521,6 +521,21 @@ pub fn render(
     env_name: &str,
     options: &RenderOptions,
 ) -> Result<Vec<RenderedObject>, RenderError> {
+    let (objects, errors) = render_partial(app, env_name, options)?;
+    if !errors.is_empty() {
+        return Err(RenderError::Components(errors));
+    }
+    Ok(objects)
+}
+
+/// [`render`], going on past components that fail: the objects of those that render
+/// (sorted), and the errors of those that do not. An error of the env or its params
+/// still stops it.
+pub fn render_partial(
+    app: &App,
+    env_name: &str,
+    options: &RenderOptions,
+) -> Result<(Vec<RenderedObject>, Vec<ComponentError>), RenderError> {
     let mut env = app.environment(env_name)?;
     check_env_folder(app, &env)?;
     let missing = crate::registry::missing_libraries(app, Some(&env));
@@ -600,7 +615,8 @@ pub fn render(
                 Ok(Some(read)) => read,
                 Ok(None) => continue,
                 Err(EvalError { message }) => {
-                    let message = with_file(app, component, message);
+                    let hint = api_hint(&env, &message);
+                    let message = with_file(app, component, message) + &hint;
                     errors.push(ComponentError {
                         component: component.name.clone(),
                         message: blame_params(app, &env, module, component, &view, message),
@@ -627,11 +643,8 @@ pub fn render(
     if options.leak_engines {
         view.leak();
     }
-    if !errors.is_empty() {
-        return Err(RenderError::Components(errors));
-    }
     sort_objects(&mut objects);
-    Ok(objects)
+    Ok((objects, errors))
 }
 
 /// The env params' components, as a render's components read them.
@@ -813,6 +826,32 @@ fn blame_params(
 }
 
 /// jrsonnet errors about missing fields or imports carry no location; name the file.
+/// A hint for a "no such field" error naming an API group or version ksonnet-era code
+/// calls (`k.extensions.v1beta1.deployment`) and today's library lacks: the env's
+/// k8sVersion gave it today's API, and `kf env set --api-spec` gives it ksonnet's back.
+fn api_hint(env: &Environment, message: &str) -> String {
+    let Some(field) = message
+        .split("no such field: ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+    else {
+        return String::new();
+    };
+    let versioned = field.strip_prefix('v').is_some_and(|v| {
+        let digits = v.trim_start_matches(|c: char| c.is_ascii_digit());
+        digits.len() < v.len() && (digits.starts_with("alpha") || digits.starts_with("beta"))
+    });
+    let today = crate::ksonnetlib::model::version_triple(&env.k8s_version)
+        >= crate::ksonnetlib::constructors::TODAY_SINCE;
+    if !today || !(versioned || field == "extensions") {
+        return String::new();
+    }
+    format!(
+        "\nhint: environment '{}' is for Kubernetes {} (its k8sVersion), whose API and ksonnet-lib no longer have '{field}'; move the code to today's API (see `kf validate {}`), or give the environment ksonnet's with `kf env set {} --api-spec version:v1.10.3`",
+        env.name, env.k8s_version, env.name, env.name
+    )
+}
+
 fn with_file(app: &App, component: &Component, message: String) -> String {
     let file = rel(app, &component.path);
     if message.contains(&format!("{file}:")) {

@@ -23,7 +23,7 @@ pub struct Problem {
     pub component: Option<String>,
     /// error, warning (not checked: no schema) or skipped (the server could not check it).
     pub level: &'static str,
-    /// offline or server.
+    /// offline, server, or render (the component failed to render).
     pub check: &'static str,
     pub message: String,
 }
@@ -64,17 +64,49 @@ pub struct ValidateReport {
     pub unchecked: usize,
     /// Objects the server check could not check (their CRD is in the render only).
     pub skipped: usize,
+    /// Components that failed to render (after `kf env set --api-spec`, say, a call to a
+    /// kind the new library lacks); their objects are not among `objects`.
+    pub unrendered: usize,
     pub problems: Vec<Problem>,
 }
 
 impl ValidateReport {
     pub fn failure(&self) -> Option<String> {
-        (self.invalid > 0).then(|| {
+        let unrendered = (self.unrendered > 0).then(|| {
+            format!(
+                "{} components of environment '{}' failed to render",
+                self.unrendered, self.environment
+            )
+        });
+        let invalid = (self.invalid > 0).then(|| {
             format!(
                 "{} of {} objects in environment '{}' are invalid",
                 self.invalid, self.objects, self.environment
             )
-        })
+        });
+        match (unrendered, invalid) {
+            (Some(u), Some(i)) => Some(format!("{u}; {i}")),
+            (u, i) => u.or(i),
+        }
+    }
+
+    /// Count each component that failed to render as an error of the report: what a
+    /// change of the env's library broke is reported whole, with the objects of the
+    /// components that still render checked.
+    pub fn add_render_failures(&mut self, failed: &[crate::render::ComponentError]) {
+        for f in failed {
+            self.problems.insert(
+                self.unrendered,
+                Problem {
+                    object: format!("component {}", f.component),
+                    component: None,
+                    level: "error",
+                    check: "render",
+                    message: f.message.clone(),
+                },
+            );
+            self.unrendered += 1;
+        }
     }
 
     /// `12 objects in environment 'prod' are valid (1 not checked: no schema)`.
@@ -131,6 +163,7 @@ fn check_offline(
         invalid: 0,
         unchecked: 0,
         skipped: 0,
+        unrendered: 0,
         problems: Vec::new(),
     };
     let mut invalid = BTreeSet::new();
