@@ -9,12 +9,24 @@
 // @optionalParam replicas number 1 How many pod replicas to run
 // @optionalParam type string ClusterIP Service type, e.g. ClusterIP, NodePort or LoadBalancer
 // @optionalParam namespace string null Namespace of the objects (default: the environment's namespace)
+// @optionalParam ingressHost string null Host name an Ingress (networking.k8s.io/v1) routes to the Service, for a web UI (null: no Ingress)
+// @optionalParam ingressClassName string null IngressClass of that Ingress, e.g. nginx (null: the cluster's default class)
+// @optionalParam minAvailable string null Pods a PodDisruptionBudget (policy/v1) keeps running through node drains: a number, or a percentage such as 50% (null: no budget)
 local name = import 'param://name';
 local labels = { app: name };
 // Every namespaced object names its namespace, so that `kf show <env> | kubectl
 // apply -f -` puts it where `kf apply --env <env>` does.
 // A params block written without `namespace` (by hand, by an older kf) still renders.
 local namespace = if std.objectHas(params, 'namespace') && params.namespace != null then params.namespace else env.namespace;
+// Params newer than the component (an Ingress, a budget) are off when its block lacks them.
+local optional(key) = if std.objectHas(params, key) then params[key] else null;
+local ingressHost = optional('ingressHost');
+local ingressClassName = optional('ingressClassName');
+local minAvailable = optional('minAvailable');
+// minAvailable is an int-or-string: `kf param set web minAvailable 2` stores '2', which
+// the API server reads as a malformed percentage, so digits become a number.
+local intOrPercent(v) =
+  if std.isString(v) && !std.endsWith(v, '%') then std.parseInt(v) else v;
 
 // Like ksonnet, several objects come out as a plain array; the render
 // pipeline wraps a component's array into a v1 List before flattening it.
@@ -58,4 +70,30 @@ local namespace = if std.objectHas(params, 'namespace') && params.namespace != n
       },
     },
   },
-]
+] + (
+  if ingressHost == null then [] else [{
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: { name: name, namespace: namespace },
+    spec: {
+      [if ingressClassName != null then 'ingressClassName']: ingressClassName,
+      rules: [{
+        host: ingressHost,
+        http: {
+          paths: [{
+            path: '/',
+            pathType: 'Prefix',
+            backend: { service: { name: name, port: { number: import 'param://servicePort' } } },
+          }],
+        },
+      }],
+    },
+  }]
+) + (
+  if minAvailable == null then [] else [{
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: name, namespace: namespace },
+    spec: { minAvailable: intOrPercent(minAvailable), selector: { matchLabels: labels } },
+  }]
+)

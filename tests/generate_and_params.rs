@@ -22,7 +22,7 @@ fn generate_writes_component_with_ksonnet_locals_and_params() {
     assert!(!comp.contains("param://"), "{comp}");
     assert!(comp.contains("params.image"));
     let params = read(app.root.join("components/params.libsonnet"));
-    assert!(params.contains("    web: {\n      containerPort: 80,\n      image: \"nginx:1.27\",\n      name: \"web\",\n      namespace: null,\n      replicas: 2,\n"), "{params}");
+    assert!(params.contains("    web: {\n      containerPort: 80,\n      image: \"nginx:1.27\",\n      ingressClassName: null,\n      ingressHost: null,\n      minAvailable: null,\n      name: \"web\",\n      namespace: null,\n      replicas: 2,\n"), "{params}");
 }
 
 #[test]
@@ -446,7 +446,7 @@ fn prototype_describe_pads_each_block_to_its_own_widest_flag() {
         "{out}"
     );
     assert!(
-        out.contains("\n  --replicas=<replicas>           How many"),
+        out.contains("\n  --replicas=<replicas>                 How many"),
         "{out}"
     );
 }
@@ -666,4 +666,109 @@ fn every_generic_prototype_puts_namespaced_objects_in_the_env_or_param_namespace
         &["show", "prod", "-c", "cm", "-n", "other", "-o", "json"],
     );
     assert!(out.contains("\"namespace\": \"other\""), "{out}");
+}
+
+/// The generic prototypes make today's kinds where a user would: deployed-service an
+/// Ingress to its Service (a web UI) and a PodDisruptionBudget over its pods, cron-job a
+/// batch/v1 CronJob; what they render is what Kubernetes' types and kf validate accept,
+/// and the parts point at each other (the Ingress at the Service's port, the budget at
+/// the Deployment's pods).
+#[test]
+fn generic_prototypes_make_ingresses_budgets_and_cron_jobs() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "deployed-service",
+            "web",
+            "--image=nginx:1.27",
+            "--servicePort=8080",
+            "--ingressHost=web.example.com",
+            "--ingressClassName=nginx",
+            "--minAvailable=50%",
+        ],
+    );
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "cron-job",
+            "nightly",
+            "--image=busybox:1.36",
+            "--schedule=0 3 * * *",
+            "--command=[\"sh\", \"-c\", \"date\"]",
+            "--timeZone=Europe/Berlin",
+        ],
+    );
+    // A params block from before these params (an older kf's) renders no Ingress or budget.
+    ok(
+        &app.root,
+        &["generate", "deployed-service", "api", "--image=api:1"],
+    );
+    let params = read(app.root.join("components/params.libsonnet"));
+    let old = params.replace(
+        "      ingressClassName: null,\n      ingressHost: null,\n      minAvailable: null,\n",
+        "",
+    );
+    assert_ne!(old, params);
+    write(app.root.join("components/params.libsonnet"), &old);
+    let valid = ok(&app.root, &["validate", "default"]);
+    assert!(
+        valid.contains("7 objects in environment 'default' are valid"),
+        "{valid}"
+    );
+
+    let web = shown(&app, "default", "web");
+    let of = |kind: &str| {
+        web.iter()
+            .find(|o| o["kind"] == kind)
+            .unwrap_or_else(|| panic!("no {kind}: {web:?}"))
+            .clone()
+    };
+    let (service, deployment, ingress, budget) = (
+        of("Service"),
+        of("Deployment"),
+        of("Ingress"),
+        of("PodDisruptionBudget"),
+    );
+    assert_eq!(ingress["apiVersion"], "networking.k8s.io/v1");
+    assert_eq!(ingress["spec"]["ingressClassName"], "nginx");
+    let rule = &ingress["spec"]["rules"][0];
+    assert_eq!(rule["host"], "web.example.com");
+    let backend = &rule["http"]["paths"][0]["backend"]["service"];
+    assert_eq!(backend["name"], service["metadata"]["name"]);
+    assert_eq!(
+        backend["port"]["number"],
+        service["spec"]["ports"][0]["port"]
+    );
+    assert_eq!(budget["apiVersion"], "policy/v1");
+    assert_eq!(budget["spec"]["minAvailable"], "50%");
+    assert_eq!(budget["spec"]["selector"], deployment["spec"]["selector"]);
+    // `param set` stores digits as a string; the budget gets the number the API reads.
+    ok(&app.root, &["param", "set", "web", "minAvailable", "2"]);
+    let web = shown(&app, "default", "web");
+    let budget = web
+        .iter()
+        .find(|o| o["kind"] == "PodDisruptionBudget")
+        .unwrap();
+    assert_eq!(budget["spec"]["minAvailable"], 2);
+    let api = shown(&app, "default", "api");
+    let kinds: Vec<&str> = api.iter().map(|o| o["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["Service", "Deployment"]);
+
+    let cron = &shown(&app, "default", "nightly")[0];
+    assert_eq!(
+        (cron["apiVersion"].as_str(), cron["kind"].as_str()),
+        (Some("batch/v1"), Some("CronJob"))
+    );
+    assert_eq!(cron["spec"]["schedule"], "0 3 * * *");
+    assert_eq!(cron["spec"]["timeZone"], "Europe/Berlin");
+    assert_eq!(cron["spec"]["concurrencyPolicy"], "Forbid");
+    let pod = &cron["spec"]["jobTemplate"]["spec"]["template"]["spec"];
+    assert_eq!(pod["restartPolicy"], "OnFailure");
+    assert_eq!(
+        pod["containers"][0]["command"],
+        serde_json::json!(["sh", "-c", "date"])
+    );
 }

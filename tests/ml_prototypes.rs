@@ -956,3 +956,63 @@ fn every_job_and_server_runs_its_defaults_gpus_images_and_readme_examples() {
         }
     }
 }
+
+/// tf-serving's minAvailable puts a PodDisruptionBudget (policy/v1) over the version's
+/// serving pods, so node drains and cluster upgrades keep that many replicas answering;
+/// a number, a percentage, and a bad value with the param's name.
+#[test]
+fn tf_serving_keeps_min_available_replicas_serving_through_drains() {
+    let app = new_app();
+    ok(&app.root, &["pkg", "install", "kubeflow/common"]);
+    ok(&app.root, &["pkg", "install", "kubeflow/tf-serving"]);
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "tf-serving",
+            "mnist",
+            "--modelBasePath=gs://models/mnist",
+            "--replicas=3",
+            "--minAvailable=2",
+        ],
+    );
+    let objs = render(&app, "mnist");
+    let deployment = objs.iter().find(|o| o["kind"] == "Deployment").unwrap();
+    let budget = objs
+        .iter()
+        .find(|o| o["kind"] == "PodDisruptionBudget")
+        .expect("a budget");
+    assert_eq!(budget["apiVersion"], "policy/v1");
+    assert_eq!(budget["metadata"]["name"], deployment["metadata"]["name"]);
+    assert_eq!(budget["spec"]["minAvailable"], 2);
+    assert_eq!(budget["spec"]["selector"], deployment["spec"]["selector"]);
+    assert!(ok(&app.root, &["validate", "default"]).contains("are valid"));
+    ok(&app.root, &["param", "set", "mnist", "minAvailable", "50%"]);
+    let objs = render(&app, "mnist");
+    let budget = objs
+        .iter()
+        .find(|o| o["kind"] == "PodDisruptionBudget")
+        .unwrap();
+    assert_eq!(budget["spec"]["minAvailable"], "50%");
+    ok(
+        &app.root,
+        &["param", "set", "mnist", "minAvailable", "150%"],
+    );
+    let err = fails(&app.root, &["show", "default", "-c", "mnist"]);
+    assert!(err.contains("minAvailable: 150% is over 100%"), "{err}");
+    // Without it, no budget.
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "tf-serving",
+            "plain",
+            "--modelBasePath=gs://models/plain",
+        ],
+    );
+    assert!(
+        render(&app, "plain")
+            .iter()
+            .all(|o| o["kind"] != "PodDisruptionBudget")
+    );
+}

@@ -43,6 +43,17 @@
       local n = self.toInt(v, what);
       if n < 0 then error '%s: %d is negative' % [what, n] else n,
 
+  // An int-or-string count of pods (a PodDisruptionBudget's minAvailable): a whole
+  // number, or a percentage such as "50%"; null when not set. A numeric string becomes
+  // a number: the API server reads "2" as a malformed percentage.
+  intOrPercent(v, what='value')::
+    if self.isNone(v) then null
+    else if std.isString(v) && std.endsWith(std.stripChars(v, ' '), '%') then
+      local s = std.stripChars(v, ' ');
+      local n = self.toInt(std.substr(s, 0, std.length(s) - 1), what);
+      if n > 100 then error '%s: %s is over 100%%' % [what, v] else '%d%%' % n
+    else self.optInt(v, what),
+
   // The value (a string) when it is one of `allowed`, else a clear error;
   // null when not set.
   oneOf(v, allowed, what='value')::

@@ -6,6 +6,7 @@
 //   Deployment N-V      labels {app: N, version: V}; tensorflow_model_server
 //   Service N           selects {app: N}: every version of the model
 //   ConfigMap N-V-monitoring   TF Serving's --monitoring_config_file (monitoring=true)
+//   PodDisruptionBudget N-V    keeps minAvailable replicas serving (minAvailable set)
 //   Mapping / VirtualService N  REST routes (ambassadorRoute / istioRoute = true)
 local gpu = import 'kubeflow/common/gpu.libsonnet';
 local k8s = import 'kubeflow/common/k8s.libsonnet';
@@ -132,11 +133,19 @@ local util = import 'kubeflow/common/util.libsonnet';
       serviceAccountName: r.serviceAccountName,
       volumes: r.volumes,
     }) + gpu.podSpec(g.count, g.resource, g.nodeSelector, g.tolerations);
+    local budget = util.intOrPercent(util.get(params, 'minAvailable'), 'minAvailable');
     [
       if monitoring then k8s.configMap(dname + '-monitoring', ns, labels, { 'monitoring_config.txt': $.monitoringConfig }),
       k8s.deployment(dname, ns, labels, podSpec,
                      replicas=util.get(params, 'replicas', 1),
                      podAnnotations=if monitoring then $.scrapeAnnotations(params) else {}),
+      // Node drains and cluster upgrades evict at most what leaves minAvailable serving.
+      if budget != null then {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: dname, namespace: ns, labels: labels },
+        spec: { minAvailable: budget, selector: { matchLabels: labels } },
+      },
     ],
 
   // The tf-serving prototype: Deployment + Service (+ monitoring, routes).

@@ -16,6 +16,7 @@
 // @optionalParam gpuNodeSelector object {} Node selector when numGpus > 0 (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations when numGpus > 0 (default: tolerate the gpuResource NoSchedule taint)
 // @optionalParam replicas integer 1 Number of replicas
+// @optionalParam minAvailable string null Replicas a PodDisruptionBudget (policy/v1) keeps serving through node drains and upgrades: a number, or a percentage such as 50% (null: no budget)
 // @optionalParam resources object {} Container resources, e.g. {"requests":{"cpu":"1","memory":"2Gi"}}
 // @optionalParam grpcPort integer 8500 gRPC port
 // @optionalParam restPort integer 8501 REST (HTTP) port
