@@ -342,7 +342,9 @@ fn reduce(v: &Value) -> Value {
 fn unlisted_resources() -> Result<Vec<String>, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = std::process::Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--locked", "--offline"])
+        // Not --offline: metadata reads every package's manifest, other platforms' too,
+        // which a fresh machine has not downloaded.
+        .args(["metadata", "--format-version", "1", "--locked"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .map_err(|e| format!("cargo metadata: {e}"))?;
