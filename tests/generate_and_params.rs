@@ -669,12 +669,11 @@ fn every_generic_prototype_puts_namespaced_objects_in_the_env_or_param_namespace
 }
 
 /// The generic prototypes make today's kinds where a user would: deployed-service an
-/// Ingress to its Service (a web UI) and a PodDisruptionBudget over its pods, cron-job a
-/// batch/v1 CronJob; what they render is what Kubernetes' types and kf validate accept,
+/// Ingress to its Service (a web UI) and a PodDisruptionBudget over its pods; what they render is what Kubernetes' types and kf validate accept,
 /// and the parts point at each other (the Ingress at the Service's port, the budget at
 /// the Deployment's pods).
 #[test]
-fn generic_prototypes_make_ingresses_budgets_and_cron_jobs() {
+fn generic_prototypes_make_ingresses_and_budgets() {
     let app = new_app();
     ok(
         &app.root,
@@ -687,18 +686,6 @@ fn generic_prototypes_make_ingresses_budgets_and_cron_jobs() {
             "--ingressHost=web.example.com",
             "--ingressClassName=nginx",
             "--minAvailable=50%",
-        ],
-    );
-    ok(
-        &app.root,
-        &[
-            "generate",
-            "cron-job",
-            "nightly",
-            "--image=busybox:1.36",
-            "--schedule=0 3 * * *",
-            "--command=[\"sh\", \"-c\", \"date\"]",
-            "--timeZone=Europe/Berlin",
         ],
     );
     // A params block from before these params (an older kf's) renders no Ingress or budget.
@@ -715,7 +702,7 @@ fn generic_prototypes_make_ingresses_budgets_and_cron_jobs() {
     write(app.root.join("components/params.libsonnet"), &old);
     let valid = ok(&app.root, &["validate", "default"]);
     assert!(
-        valid.contains("7 objects in environment 'default' are valid"),
+        valid.contains("6 objects in environment 'default' are valid"),
         "{valid}"
     );
 
@@ -756,19 +743,4 @@ fn generic_prototypes_make_ingresses_budgets_and_cron_jobs() {
     let api = shown(&app, "default", "api");
     let kinds: Vec<&str> = api.iter().map(|o| o["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["Service", "Deployment"]);
-
-    let cron = &shown(&app, "default", "nightly")[0];
-    assert_eq!(
-        (cron["apiVersion"].as_str(), cron["kind"].as_str()),
-        (Some("batch/v1"), Some("CronJob"))
-    );
-    assert_eq!(cron["spec"]["schedule"], "0 3 * * *");
-    assert_eq!(cron["spec"]["timeZone"], "Europe/Berlin");
-    assert_eq!(cron["spec"]["concurrencyPolicy"], "Forbid");
-    let pod = &cron["spec"]["jobTemplate"]["spec"]["template"]["spec"];
-    assert_eq!(pod["restartPolicy"], "OnFailure");
-    assert_eq!(
-        pod["containers"][0]["command"],
-        serde_json::json!(["sh", "-c", "date"])
-    );
 }
