@@ -5,10 +5,11 @@
 //! differences.txt with the class of docs/rendering.md it belongs to; a named program
 //! that no longer differs fails too, so the list stays true.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use kf::engine::{Engine, EngineOptions};
 use serde_json::Value;
 
 const DIR: &str = concat!(
@@ -33,23 +34,6 @@ fn normalized(v: &Value) -> Value {
         }
         other => other.clone(),
     }
-}
-
-/// What kf's engine gives a program: its value, or `Err` with the message.
-fn kf_answer(dir: &Path, code: &str) -> Result<Value, String> {
-    let engine = Engine::new(EngineOptions {
-        display_root: dir.to_path_buf(),
-        search_paths: vec![dir.to_path_buf()],
-        aliases: Vec::new(),
-        sandbox: kf::sandbox::Sandbox::new([dir]),
-        max_stack: 500,
-        rewrite: None,
-        overlay: Vec::new(),
-    });
-    let v = engine
-        .eval_snippet("program.jsonnet", code)
-        .map_err(|e| e.message)?;
-    engine.to_json(&v).map_err(|e| e.message)
 }
 
 /// differences.txt: `name  class` per line (`#` comments), the class a heading's words
@@ -89,7 +73,7 @@ fn kf_answers_every_program_as_go_jsonnet_0_11_2_did_or_lists_why_not() {
             .get(name)
             .unwrap_or_else(|| panic!("{name} has no recorded answer: run record.py"));
         let theirs = answer.get("value").map(normalized);
-        let ours = kf_answer(dir.path(), code).map(|v| normalized(&v));
+        let ours = support::library::eval_in(dir.path(), code).map(|v| normalized(&v));
         let same = match (&theirs, &ours) {
             (Some(t), Ok(o)) => t == o,
             (None, Err(_)) => true,
@@ -136,14 +120,14 @@ fn kf_answers_every_program_as_go_jsonnet_0_11_2_did_or_lists_why_not() {
 #[test]
 fn object_has_of_a_field_made_visible_over_a_hidden_one_is_true_as_in_ksonnet() {
     let dir = tempfile::tempdir().unwrap();
-    let v = kf_answer(
+    let v = support::library::eval_in(
         dir.path(),
         "local p = { v:: null } + { v: 'x' }; [std.objectHas(p, 'v'), std.objectFields(p), std.objectHasEx(p, 'v', false)]",
     )
     .unwrap();
     assert_eq!(v, serde_json::json!([true, [], true]));
     // A field hidden on top stays hidden, and `+:` keeps the visibility below it.
-    let v = kf_answer(
+    let v = support::library::eval_in(
         dir.path(),
         "[std.objectHas({ v: 1 } + { v:: 2 }, 'v'), std.objectHas({ v:: 1 } + { v+: 2 }, 'v'), std.objectHas({ v:: 1 } + { w: 2 }, 'v')]",
     )

@@ -4,40 +4,17 @@
 
 use std::path::PathBuf;
 
-use kf::engine::{Engine, EngineOptions};
+mod support;
+
 use serde_json::{Value, json};
+use support::library::eval;
 
 fn spec() -> Value {
     serde_json::from_str(kf::ksonnetlib::DEFAULT_SPEC).unwrap()
 }
 
-fn eval(dir: &std::path::Path, code: &str) -> Value {
-    let engine = Engine::new(EngineOptions {
-        display_root: dir.to_path_buf(),
-        search_paths: vec![dir.to_path_buf()],
-        aliases: Vec::new(),
-        sandbox: kf::sandbox::Sandbox::new([dir]),
-        max_stack: 500,
-        rewrite: None,
-        overlay: Vec::new(),
-    });
-    let v = engine
-        .eval_snippet("test.jsonnet", code)
-        .unwrap_or_else(|e| panic!("{}", e.message));
-    engine
-        .to_json(&v)
-        .unwrap_or_else(|e| panic!("{}", e.message))
-}
-
 fn generated() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, bytes) in kf::ksonnetlib::lib_files(kf::ksonnetlib::DEFAULT_SPEC.as_bytes()).unwrap()
-    {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, bytes).unwrap();
-    }
-    dir
+    support::library::generated(kf::ksonnetlib::DEFAULT_SPEC)
 }
 
 /// The digest of the shape (every path, hidden types included, and what every setter
@@ -68,57 +45,8 @@ fn the_generated_library_has_the_shape_of_ksonnets() {
 /// Every kind an operation of the spec accepts has `new()` with its apiVersion and kind.
 #[test]
 fn every_kind_in_the_spec_has_new() {
-    let spec = spec();
-    let dir = generated();
-    let mut kinds = std::collections::BTreeSet::new();
-    for item in spec["paths"].as_object().unwrap().values() {
-        for op in item.as_object().unwrap().values() {
-            let gvk = &op["x-kubernetes-group-version-kind"];
-            let body = op["parameters"][0]["schema"]["$ref"].as_str().unwrap();
-            let d =
-                kf::ksonnetlib::names::parse_description(body.trim_start_matches("#/definitions/"))
-                    .unwrap();
-            if d.kind == "Patch" {
-                continue;
-            }
-            let g = gvk["group"].as_str().unwrap();
-            let v = gvk["version"].as_str().unwrap();
-            let k = gvk["kind"].as_str().unwrap();
-            kinds.insert((
-                d.group_or_core().to_string(),
-                g.to_string(),
-                v.to_string(),
-                k.to_string(),
-            ));
-        }
-    }
-    assert!(kinds.len() >= 80, "the spec has its kinds (86 in v1.10.3)");
-    let mut exprs = Vec::new();
-    let mut expected = Vec::new();
-    for (group, g, v, k) in &kinds {
-        exprs.push(format!(
-            "local o = k8s[{}][{}][{}].new(); {{ apiVersion: o.apiVersion, kind: o.kind }}",
-            json!(group),
-            json!(v),
-            json!(kf::ksonnetlib::format_kind(k))
-        ));
-        expected.push(json!({
-            "apiVersion": if g.is_empty() { v.to_string() } else { format!("{g}/{v}") },
-            "kind": k,
-        }));
-    }
-    let got = eval(
-        dir.path(),
-        &format!(
-            "local k8s = import 'k8s.libsonnet';\n[{}]",
-            exprs
-                .iter()
-                .map(|e| format!("({e})"))
-                .collect::<Vec<_>>()
-                .join(",\n")
-        ),
-    );
-    assert_eq!(got, Value::Array(expected));
+    let n = support::library::assert_every_kind_has_new(&spec(), generated().path());
+    assert!(n >= 80, "the spec has its kinds (86 in v1.10.3): {n}");
 }
 
 #[test]

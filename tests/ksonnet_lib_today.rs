@@ -6,12 +6,12 @@
 //! Kubernetes' own types read: a round trip through k8s-openapi's struct of the kind
 //! (kf_kinds, what `kf validate` checks built-in kinds with) keeps every field.
 
-use std::collections::BTreeSet;
+mod support;
 
-use kf::engine::{Engine, EngineOptions};
 use kf::ksonnetlib::model::{self, Literal, PropertyKind};
 use kf::ksonnetlib::names;
 use serde_json::{Map, Value, json};
+use support::library::eval;
 
 fn spec_text() -> &'static str {
     let (version, text) = kf::ksonnetlib::CARRIED[kf::ksonnetlib::carried_for("v1.33.0")];
@@ -20,31 +20,7 @@ fn spec_text() -> &'static str {
 }
 
 fn generated() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, bytes) in kf::ksonnetlib::lib_files(spec_text().as_bytes()).unwrap() {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, bytes).unwrap();
-    }
-    dir
-}
-
-fn eval(dir: &std::path::Path, code: &str) -> Value {
-    let engine = Engine::new(EngineOptions {
-        display_root: dir.to_path_buf(),
-        search_paths: vec![dir.to_path_buf()],
-        aliases: Vec::new(),
-        sandbox: kf::sandbox::Sandbox::new([dir]),
-        max_stack: 500,
-        rewrite: None,
-        overlay: Vec::new(),
-    });
-    let v = engine
-        .eval_snippet("test.jsonnet", code)
-        .unwrap_or_else(|e| panic!("{}", e.message));
-    engine
-        .to_json(&v)
-        .unwrap_or_else(|e| panic!("{}", e.message))
+    support::library::generated(spec_text())
 }
 
 /// A value of a scalar property's type and format that Kubernetes' types read.
@@ -258,43 +234,8 @@ fn differences(a: &Value, b: &Value, at: String) -> Vec<String> {
 #[test]
 fn every_kind_of_todays_api_has_new() {
     let spec: Value = serde_json::from_str(spec_text()).unwrap();
-    let dir = generated();
-    let mut kinds = BTreeSet::new();
-    for item in spec["paths"].as_object().unwrap().values() {
-        let op = &item["post"];
-        let gvk = &op["x-kubernetes-group-version-kind"];
-        let body = op["parameters"][0]["schema"]["$ref"].as_str().unwrap();
-        let d = names::parse_description(body.trim_start_matches("#/definitions/")).unwrap();
-        kinds.insert((
-            d.group_or_core().to_string(),
-            gvk["group"].as_str().unwrap().to_string(),
-            gvk["version"].as_str().unwrap().to_string(),
-            gvk["kind"].as_str().unwrap().to_string(),
-        ));
-    }
-    assert!(kinds.len() >= 85, "{} kinds", kinds.len());
-    let mut exprs = Vec::new();
-    let mut expected = Vec::new();
-    for (group, g, v, k) in &kinds {
-        exprs.push(format!(
-            "(local o = k8s[{}][{}][{}].new(); {{ apiVersion: o.apiVersion, kind: o.kind }})",
-            json!(group),
-            json!(v),
-            json!(kf::ksonnetlib::format_kind(k))
-        ));
-        expected.push(json!({
-            "apiVersion": if g.is_empty() { v.to_string() } else { format!("{g}/{v}") },
-            "kind": k,
-        }));
-    }
-    let got = eval(
-        dir.path(),
-        &format!(
-            "local k8s = import 'k8s.libsonnet';\n[{}]",
-            exprs.join(",\n")
-        ),
-    );
-    assert_eq!(got, Value::Array(expected));
+    let n = support::library::assert_every_kind_has_new(&spec, generated().path());
+    assert!(n >= 85, "{n} kinds");
 }
 
 /// ksonnet-lib's constructors, in today's library: apps/v1 workloads select their pod
@@ -324,13 +265,7 @@ fn todays_workload_constructors_select_their_pod_labels() {
         let read = kf_kinds::round_trip("apps/v1", o["kind"].as_str().unwrap(), o).unwrap();
         assert!(read.is_ok(), "{read:?}");
     }
-    let old = tempfile::tempdir().unwrap();
-    for (name, bytes) in kf::ksonnetlib::lib_files(kf::ksonnetlib::DEFAULT_SPEC.as_bytes()).unwrap()
-    {
-        let path = old.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, bytes).unwrap();
-    }
+    let old = support::library::generated(kf::ksonnetlib::DEFAULT_SPEC);
     let got = eval(
         old.path(),
         "local k = import 'k.libsonnet'; k.apps.v1.deployment.new('web', 2, [], { app: 'web' })",

@@ -45,6 +45,13 @@ pub fn carried_for(k8s_version: &str) -> usize {
         .unwrap_or(0)
 }
 
+/// Whether the library of `k8s_version` is made in today's form (see
+/// [`constructors::TODAY_SINCE`]): ksonnet-lib's shape without the bugs of ksonnet-lib
+/// that the API server would see, and without the APIs ksonnet-era code calls.
+pub fn is_todays(k8s_version: &str) -> bool {
+    model::version_triple(k8s_version) >= constructors::TODAY_SINCE
+}
+
 /// Bumped when the generated files change shape, so that cached copies are remade.
 const GENERATOR_REVISION: u32 = 3;
 
@@ -248,10 +255,15 @@ fn cache_name(swagger: Option<&[u8]>, carried: usize) -> String {
 }
 
 /// [`cache_name`]'s keys for kf's own specs and generator, fixed at compile time.
-const BUILTIN_SPEC_KEYS: [u64; 2] = [
-    spec_key(CARRIED[0].1.as_bytes(), GENERATOR_REVISION),
-    spec_key(CARRIED[1].1.as_bytes(), GENERATOR_REVISION),
-];
+const BUILTIN_SPEC_KEYS: [u64; CARRIED.len()] = {
+    let mut keys = [0; CARRIED.len()];
+    let mut i = 0;
+    while i < CARRIED.len() {
+        keys[i] = spec_key(CARRIED[i].1.as_bytes(), GENERATOR_REVISION);
+        i += 1;
+    }
+    keys
+};
 
 /// FNV-1a over 8-byte words (so that compile-time evaluation stays short): it only has to
 /// change when kf's spec or generator revision does.

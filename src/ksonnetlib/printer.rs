@@ -137,13 +137,11 @@ impl<'a> Library<'a> {
             own.entry(file.clone()).or_default().push(def);
             places.insert(def.id.as_str(), Place { file, key });
         }
-        let today =
-            super::model::version_triple(&spec.kubernetes_version) >= constructors::TODAY_SINCE;
         Library {
             spec,
             places,
             own,
-            today,
+            today: super::is_todays(&spec.kubernetes_version),
         }
     }
 

@@ -825,7 +825,6 @@ fn blame_params(
     format!("{out}rendering it failed: {message}")
 }
 
-/// jrsonnet errors about missing fields or imports carry no location; name the file.
 /// A hint for a "no such field" error naming an API group or version ksonnet-era code
 /// calls (`k.extensions.v1beta1.deployment`) and today's library lacks: the env's
 /// k8sVersion gave it today's API, and `kf env set --api-spec` gives it ksonnet's back.
@@ -841,9 +840,7 @@ fn api_hint(env: &Environment, message: &str) -> String {
         let digits = v.trim_start_matches(|c: char| c.is_ascii_digit());
         digits.len() < v.len() && (digits.starts_with("alpha") || digits.starts_with("beta"))
     });
-    let today = crate::ksonnetlib::model::version_triple(&env.k8s_version)
-        >= crate::ksonnetlib::constructors::TODAY_SINCE;
-    if !today || !(versioned || field == "extensions") {
+    if !crate::ksonnetlib::is_todays(&env.k8s_version) || !(versioned || field == "extensions") {
         return String::new();
     }
     format!(
@@ -852,6 +849,7 @@ fn api_hint(env: &Environment, message: &str) -> String {
     )
 }
 
+/// jrsonnet errors about missing fields or imports carry no location; name the file.
 fn with_file(app: &App, component: &Component, message: String) -> String {
     let file = rel(app, &component.path);
     if message.contains(&format!("{file}:")) {

@@ -94,19 +94,18 @@ impl ValidateReport {
     /// change of the env's library broke is reported whole, with the objects of the
     /// components that still render checked.
     pub fn add_render_failures(&mut self, failed: &[crate::render::ComponentError]) {
-        for f in failed {
-            self.problems.insert(
-                self.unrendered,
-                Problem {
-                    object: format!("component {}", f.component),
-                    component: None,
-                    level: "error",
-                    check: "render",
-                    message: f.message.clone(),
-                },
-            );
-            self.unrendered += 1;
-        }
+        let at = self.unrendered;
+        self.problems.splice(
+            at..at,
+            failed.iter().map(|f| Problem {
+                object: format!("component {}", f.component),
+                component: None,
+                level: "error",
+                check: "render",
+                message: f.message.clone(),
+            }),
+        );
+        self.unrendered += failed.len();
     }
 
     /// `12 objects in environment 'prod' are valid (1 not checked: no schema)`.

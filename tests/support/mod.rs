@@ -3,6 +3,7 @@
 
 pub mod apiserver;
 pub mod cluster;
+pub mod library;
 pub mod objects;
 pub mod proxy;
 pub mod sentinel;
