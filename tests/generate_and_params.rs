@@ -78,6 +78,7 @@ fn prototype_list_describe_search_and_preview() {
     let list = ok(&app.root, &["prototype", "list"]);
     for p in [
         "configMap",
+        "cron-job",
         "deployed-service",
         "namespace",
         "single-port-deployment",
@@ -625,6 +626,11 @@ fn every_generic_prototype_puts_namespaced_objects_in_the_env_or_param_namespace
     let app = new_app();
     let components = [
         ("configMap", "cm", vec![]),
+        (
+            "cron-job",
+            "nightly",
+            vec!["--image=busybox", "--schedule=0 3 * * *"],
+        ),
         ("deployed-service", "web", vec!["--image=nginx"]),
         ("single-port-deployment", "api", vec!["--image=nginx"]),
         (
@@ -743,4 +749,73 @@ fn generic_prototypes_make_ingresses_and_budgets() {
     let api = shown(&app, "default", "api");
     let kinds: Vec<&str> = api.iter().map(|o| o["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["Service", "Deployment"]);
+}
+
+/// cron-job runs a batch/v1 CronJob (`// @kubernetes v1.21.0 batch/v1 CronJob`):
+/// `prototype list` and `search` offer it only in an app with an environment that new,
+/// `describe` says what it needs, and `generate` warns about each older environment.
+#[test]
+fn cron_job_is_offered_where_the_api_serves_it_and_runs_on_its_schedule() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["env", "add", "legacy", "--api-spec", "version:v1.10.3"],
+    );
+    assert!(ok(&app.root, &["prototype", "list"]).contains("io.ksonnet.pkg.cron-job"));
+    let d = ok(&app.root, &["prototype", "describe", "cron-job"]);
+    assert!(
+        d.contains("REQUIRES:\n  - Kubernetes v1.21.0 or newer (batch/v1 CronJob)\n"),
+        "{d}"
+    );
+    let run = kf_in(
+        &app.root,
+        &[
+            "generate",
+            "cron-job",
+            "nightly",
+            "--image=busybox:1.36",
+            "--schedule=0 3 * * *",
+            "--command=[\"sh\", \"-c\", \"date\"]",
+            "--timeZone=Europe/Berlin",
+        ],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("warning: cron-job makes batch/v1 CronJob, which Kubernetes v1.10.3 (environment 'legacy') does not serve")
+            && !run.stderr.contains("environment 'default'"),
+        "{}",
+        run.stderr
+    );
+    let cron = &shown(&app, "default", "nightly")[0];
+    assert_eq!(
+        (cron["apiVersion"].as_str(), cron["kind"].as_str()),
+        (Some("batch/v1"), Some("CronJob"))
+    );
+    assert_eq!(cron["spec"]["schedule"], "0 3 * * *");
+    assert_eq!(cron["spec"]["timeZone"], "Europe/Berlin");
+    assert_eq!(cron["spec"]["concurrencyPolicy"], "Forbid");
+    let job = &cron["spec"]["jobTemplate"]["spec"];
+    assert_eq!(job["backoffLimit"], 2);
+    assert_eq!(job["template"]["spec"]["restartPolicy"], "OnFailure");
+    assert_eq!(
+        job["template"]["spec"]["containers"][0]["command"],
+        serde_json::json!(["sh", "-c", "date"])
+    );
+    assert!(ok(&app.root, &["validate", "default"]).contains("are valid"));
+
+    // An app whose every environment is ksonnet's v1.10.3 is not offered it.
+    let dir = tempfile::tempdir().unwrap();
+    ok(
+        dir.path(),
+        &["init", "old", "--api-spec", "version:v1.10.3"],
+    );
+    let old = dir.path().join("old");
+    let list = ok(&old, &["prototype", "list"]);
+    assert!(
+        !list.contains("cron-job") && list.contains("io.ksonnet.pkg.deployed-service"),
+        "{list}"
+    );
+    assert!(fails(&old, &["prototype", "search", "cron"]).contains("no prototype matches 'cron'"));
+    // Outside an app, every prototype is listed.
+    assert!(ok(dir.path(), &["prototype", "list"]).contains("io.ksonnet.pkg.cron-job"));
 }

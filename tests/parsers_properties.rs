@@ -95,3 +95,29 @@ proptest! {
         let _ = App::load(dir.path());
     }
 }
+
+/// kf's `// @kubernetes` directive needs a version and the API that needs it; anything
+/// else is an error naming the line.
+#[test]
+fn a_kubernetes_directive_needs_a_version_and_an_api() {
+    let head = "// @name io.ksonnet.pkg.x\n// @description X\n";
+    let good = parse_prototype(
+        &format!("{head}// @kubernetes v1.21.0 batch/v1 CronJob\n{{}}"),
+        "x.jsonnet",
+    )
+    .unwrap();
+    assert_eq!(
+        good.kubernetes,
+        Some(("v1.21.0".to_string(), "batch/v1 CronJob".to_string()))
+    );
+    assert!(good.served_by("v1.33.0") && good.served_by("1.21") && !good.served_by("v1.20.9"));
+    for bad in [
+        "// @kubernetes v1.21.0",
+        "// @kubernetes soon batch/v1 CronJob",
+    ] {
+        let e = parse_prototype(&format!("{head}{bad}\n{{}}"), "x.jsonnet")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("@kubernetes needs") && e.contains(":3"), "{e}");
+    }
+}

@@ -202,6 +202,22 @@ impl Default for OverrideSpec {
     }
 }
 
+/// `v1.33.0` as numbers, for ordering Kubernetes versions (`1.33` is `(1, 33, 0)`; a
+/// suffix such as `-rc.1` is left out; an unreadable version sorts first).
+pub fn version_triple(version: &str) -> (u64, u64, u64) {
+    let v = version.strip_prefix('v').unwrap_or(version);
+    let core = v.split(['-', '+']).next().unwrap_or_default();
+    let mut n = core.split('.').map(|n| n.parse::<u64>().ok());
+    match (n.next().flatten(), n.next(), n.next()) {
+        (Some(major), minor, patch) => (
+            major,
+            minor.flatten().unwrap_or(0),
+            patch.flatten().unwrap_or(0),
+        ),
+        _ => (0, 0, 0),
+    }
+}
+
 /// Whether `v` is a Kubernetes version as app.yaml's `k8sVersion` holds one: `v1.10.3`,
 /// `1.33`, `v1.30.0-rc.1`, `v1.28.4+k3s1`. It names a folder, so nothing else passes.
 pub fn is_k8s_version(v: &str) -> bool {

@@ -166,17 +166,30 @@ pub fn run_generate(ctx: &Context_, a: GenerateArgs) -> Result<()> {
     }
     given.extend(flags);
     refuse_non_kubernetes_names(&a.component, &given)?;
-    generate(
-        &app,
-        &catalog(Some(&app))?,
-        &a.prototype,
-        &a.component,
-        &given,
-    )?;
+    let catalog = catalog(Some(&app))?;
+    generate(&app, &catalog, &a.prototype, &a.component, &given)?;
     println!(
         "Generated component '{}' (components/{}.jsonnet)",
         a.component, a.component
     );
+    if let Ok(p) = catalog.find(&a.prototype)
+        && let Some((oldest, api)) = &p.kubernetes
+    {
+        for e in app
+            .environments()
+            .iter()
+            .filter(|e| !p.served_by(&e.k8s_version))
+        {
+            eprintln!(
+                "warning: {} makes {api}, which Kubernetes {} (environment '{}') does not serve (it needs {oldest} or newer): `kf validate {}` refuses it; `kf env set {} --api-spec version:<newer>` moves the environment",
+                p.short_name(),
+                e.k8s_version,
+                e.name,
+                e.name,
+                e.name
+            );
+        }
+    }
     Ok(())
 }
 
@@ -226,10 +239,14 @@ fn describe(p: &Prototype) -> String {
             .join("\n")
     };
     // ksonnet's layout, with kf's REQUIRES block only where a prototype declares one.
-    let requires = if p.requires.is_empty() {
+    let items: Vec<String> = p
+        .requirements()
+        .iter()
+        .map(|r| format!("  - {r}"))
+        .collect();
+    let requires = if items.is_empty() {
         String::new()
     } else {
-        let items: Vec<String> = p.requires.iter().map(|r| format!("  - {r}")).collect();
         format!("REQUIRES:\n{}\n\n", items.join("\n"))
     };
     format!(
@@ -246,9 +263,11 @@ pub fn run_prototype(ctx: &Context_, cmd: PrototypeCommand) -> Result<()> {
     let catalog = catalog(app.as_ref())?;
     match cmd {
         PrototypeCommand::List { output } => {
+            // A prototype whose kinds no environment's Kubernetes serves is left out.
             let rows: Vec<Vec<String>> = catalog
                 .prototypes
                 .values()
+                .filter(|p| p.offered_to(app.as_ref()))
                 .map(|p| vec![p.name.clone(), p.short_description.clone()])
                 .collect();
             table::print("prototypes", &["NAME", "DESCRIPTION"], &rows, &output);
@@ -258,6 +277,7 @@ pub fn run_prototype(ctx: &Context_, cmd: PrototypeCommand) -> Result<()> {
             let rows: Vec<Vec<String>> = catalog
                 .search(&query)
                 .iter()
+                .filter(|p| p.offered_to(app.as_ref()))
                 .map(|p| vec![p.name.clone(), p.short_description.clone()])
                 .collect();
             if rows.is_empty() {

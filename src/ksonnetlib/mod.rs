@@ -38,10 +38,10 @@ pub const CURRENT_VERSION: &str = "v1.33.0";
 /// its library offers no API that version lacks (v1.20 gets v1.10.3's, v1.34 v1.33.0's);
 /// the oldest for a version older than all of them. Returns its index in [`CARRIED`].
 pub fn carried_for(k8s_version: &str) -> usize {
-    let wanted = model::version_triple(k8s_version);
+    let wanted = crate::app::spec::version_triple(k8s_version);
     CARRIED
         .iter()
-        .rposition(|(v, _)| model::version_triple(v) <= wanted)
+        .rposition(|(v, _)| crate::app::spec::version_triple(v) <= wanted)
         .unwrap_or(0)
 }
 
@@ -49,7 +49,7 @@ pub fn carried_for(k8s_version: &str) -> usize {
 /// [`constructors::TODAY_SINCE`]): ksonnet-lib's shape without the bugs of ksonnet-lib
 /// that the API server would see, and without the APIs ksonnet-era code calls.
 pub fn is_todays(k8s_version: &str) -> bool {
-    model::version_triple(k8s_version) >= constructors::TODAY_SINCE
+    crate::app::spec::version_triple(k8s_version) >= constructors::TODAY_SINCE
 }
 
 /// Bumped when the generated files change shape, so that cached copies are remade.

@@ -209,19 +209,6 @@ fn semver_of(version: &str) -> Option<String> {
     Some(format!("{major}.{minor}.{patch}"))
 }
 
-/// `v1.33.0` as numbers, for ordering versions (an unreadable one sorts first).
-pub fn version_triple(version: &str) -> (u64, u64, u64) {
-    let Some(v) = semver_of(version) else {
-        return (0, 0, 0);
-    };
-    let mut n = v.split('.').map(|n| n.parse::<u64>().unwrap_or(0));
-    (
-        n.next().unwrap_or(0),
-        n.next().unwrap_or(0),
-        n.next().unwrap_or(0),
-    )
-}
-
 /// A name the spec gives, refused when it is longer than any Kubernetes name can be.
 fn check_name(what: &str, name: &str) -> Result<(), String> {
     if name.len() <= MAX_NAME_LEN {

@@ -31,6 +31,10 @@ pub struct Prototype {
     /// The upstream releases and source files its output was checked against, and how
     /// (`// @checkedAgainst` lines, kf's own directive), in the order written.
     pub checked_against: Vec<String>,
+    /// The oldest Kubernetes that serves its objects, and which of their APIs decides it
+    /// (`// @kubernetes v1.21.0 batch/v1 CronJob`, kf's own directive): `prototype list`
+    /// offers it only to apps with an environment that new.
+    pub kubernetes: Option<(String, String)>,
     pub conventions: Conventions,
 }
 
@@ -60,6 +64,32 @@ impl Prototype {
 
     pub fn optional(&self) -> impl Iterator<Item = &ParamSpec> {
         self.params.iter().filter(|p| p.default.is_some())
+    }
+
+    /// What must be there for its objects to run, as `prototype describe` and its doc page
+    /// list them: the Kubernetes version it needs, then its `@requires` lines.
+    pub fn requirements(&self) -> Vec<String> {
+        self.kubernetes
+            .iter()
+            .map(|(version, api)| format!("Kubernetes {version} or newer ({api})"))
+            .chain(self.requires.iter().cloned())
+            .collect()
+    }
+
+    /// Whether Kubernetes `k8s_version` serves its objects (see [`Prototype::kubernetes`]).
+    pub fn served_by(&self, k8s_version: &str) -> bool {
+        use crate::app::spec::version_triple;
+        self.kubernetes
+            .as_ref()
+            .is_none_or(|(oldest, _)| version_triple(k8s_version) >= version_triple(oldest))
+    }
+
+    /// Whether `app` has an environment that serves its objects (outside an app, or in one
+    /// without environments, every prototype is).
+    pub fn offered_to(&self, app: Option<&crate::app::App>) -> bool {
+        let Some(app) = app else { return true };
+        let envs = app.environments();
+        envs.is_empty() || envs.iter().any(|e| self.served_by(&e.k8s_version))
     }
 }
 
@@ -130,6 +160,7 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
         package: None,
         requires: Vec::new(),
         checked_against: Vec::new(),
+        kubernetes: None,
         conventions: Conventions::Ksonnet,
     };
     for (line, name, value) in directives {
@@ -144,6 +175,18 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
             "checkedAgainst" => proto
                 .checked_against
                 .push(value.split_whitespace().collect::<Vec<_>>().join(" ")),
+            "kubernetes" => {
+                let (version, api) = value.trim().split_once(' ').unwrap_or((value.trim(), ""));
+                if !crate::app::spec::is_k8s_version(version) || api.trim().is_empty() {
+                    return Err(err(
+                        line,
+                        format!(
+                            "@kubernetes needs: <oldest version, such as v1.21.0> <the API that needs it>; got '{value}'"
+                        ),
+                    ));
+                }
+                proto.kubernetes = Some((version.to_string(), api.trim().to_string()));
+            }
             "param" => {
                 let parts: Vec<&str> = value.splitn(3, ' ').collect();
                 let [pname, ptype, description] = parts[..] else {
