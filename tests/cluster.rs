@@ -2200,3 +2200,88 @@ fn two_apps_of_one_name_in_one_namespace_never_touch_each_others_objects() {
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(s.cluster.gone("", "configmaps", &s.ns, "settings"));
 }
+
+/// `--api-spec server`: the env's library is made from the spec its API server serves
+/// (`/openapi/v2`), and its k8sVersion is the server's. The test server serves kf's
+/// v1.33.0 spec without batch/v1 CronJob; v1.20's real one has no batch/v1 CronJob
+/// either: in both, the new library has `k.batch.v1.job` and not `k.batch.v1.cronJob`.
+#[test]
+fn env_set_api_spec_server_makes_the_library_from_the_servers_own_spec() {
+    let s = setup();
+    // The test server's /version says v1.33.0-kf-test.
+    let git = match s.cluster.fake() {
+        Some(_) => "v1.33.0-kf-test".to_string(),
+        None => {
+            let (_, version) = s.cluster.request(http::Method::GET, "/version", None);
+            version["gitVersion"].as_str().unwrap().to_string()
+        }
+    };
+    let wanted = git.split(['-', '+']).next().unwrap();
+    let kubeconfig = [("KUBECONFIG", s.kubeconfig.as_str())];
+    ok_with_env(
+        &s.app.root,
+        &["env", "set", "default", "--api-spec", "server"],
+        &kubeconfig,
+    );
+    let app_yaml = read(s.app.root.join("app.yaml"));
+    assert!(
+        app_yaml.contains(&format!("k8sVersion: {wanted}")),
+        "{app_yaml}"
+    );
+    let lib = s.app.root.join("lib/ksonnet-lib").join(wanted);
+    assert!(lib.join("k.libsonnet").is_file() && lib.join("swagger.json").is_file());
+    write(
+        s.app.root.join("components/batch.jsonnet"),
+        "local k = import 'k.libsonnet';\nlocal job = k.batch.v1.job;\njob.new() + job.mixin.metadata.withName('once')\n",
+    );
+    let shown = ok(&s.app.root, &["show", "default", "-c", "batch"]);
+    assert!(shown.contains("kind: Job"), "{shown}");
+    write(
+        s.app.root.join("components/batch.jsonnet"),
+        "local k = import 'k.libsonnet';\nk.batch.v1.cronJob.new()\n",
+    );
+    let err = fails(&s.app.root, &["show", "default", "-c", "batch"]);
+    assert!(err.contains("no such field: cronJob"), "{err}");
+
+    // `env add` asks the new env's server; an unreachable one is an error naming it, and
+    // nothing is written.
+    ok_with_env(
+        &s.app.root,
+        &[
+            "env",
+            "add",
+            "second",
+            "--server",
+            &s.cluster.url(),
+            "--api-spec",
+            "server",
+        ],
+        &kubeconfig,
+    );
+    assert!(read(s.app.root.join("app.yaml")).contains("second"));
+    let before = read(s.app.root.join("app.yaml"));
+    let run = support::kf_in_with_env(
+        &s.app.root,
+        &[
+            "env",
+            "set",
+            "second",
+            "--server",
+            "https://127.0.0.1:9",
+            "--api-spec",
+            "server",
+        ],
+        &kubeconfig,
+    );
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("127.0.0.1:9"), "{}", run.stderr);
+    assert_eq!(read(s.app.root.join("app.yaml")), before);
+    // kf init has no cluster to ask yet.
+    let dir = tempfile::tempdir().unwrap();
+    let err = fails(dir.path(), &["init", "x", "--api-spec", "server"]);
+    assert!(
+        err.contains("kf env set default --api-spec server"),
+        "{err}"
+    );
+    assert!(!dir.path().join("x").exists());
+}

@@ -15,11 +15,14 @@ pub struct EnvOptions {
     pub name: String,
     pub server: Option<String>,
     pub namespace: Option<String>,
-    pub api_spec: Option<String>,
+    /// The API the env targets and its ksonnet-lib ([`read_api_spec`], or a server's
+    /// spec); `None` for the default.
+    pub api_spec: Option<ApiSpec>,
     pub is_override: bool,
 }
 
-/// What `--api-spec` names: `version:v1.x.y` or `file:path/to/swagger.json`.
+/// What `--api-spec` names: `version:v1.x.y` or `file:path/to/swagger.json` (the CLI
+/// reads `server`, the env's cluster's own spec, and passes it to [`api_spec_of`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiSpec {
     pub version: String,
@@ -57,11 +60,18 @@ pub fn read_api_spec(arg: &str) -> Result<ApiSpec, AppError> {
     let Some(path) = arg.strip_prefix("file:") else {
         return Err(AppError::Invalid {
             path: PathBuf::from(arg),
-            message: "--api-spec takes `version:v1.x.y` or `file:<swagger.json>`".into(),
+            message: "--api-spec takes `version:v1.x.y`, `file:<swagger.json>` or `server`".into(),
         });
     };
     let bytes =
         crate::sandbox::read_named(Path::new(path), crate::sandbox::RENDER_FILE_CAP)?.into_bytes();
+    api_spec_of(bytes, path)
+}
+
+/// The API a swagger 2.0 spec (`bytes`, from `origin`: a file, a server) describes: its
+/// version from `info.version` and ksonnet-lib generated from it.
+pub fn api_spec_of(bytes: Vec<u8>, origin: &str) -> Result<ApiSpec, AppError> {
+    let path = origin;
     let spec: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|e| AppError::Invalid {
             path: path.into(),
@@ -138,7 +148,7 @@ pub fn init_app(target: &Path, env: &EnvOptions) -> Result<PathBuf, AppError> {
         });
     }
     let api = match &env.api_spec {
-        Some(a) => read_api_spec(a)?,
+        Some(a) => a.clone(),
         None => ApiSpec::carried(NEW_APP_K8S_VERSION)?,
     };
     let staging = tempfile::Builder::new()
@@ -214,7 +224,7 @@ pub fn add_env(app: &App, env: &EnvOptions) -> Result<(), AppError> {
         });
     }
     let api = match &env.api_spec {
-        Some(a) => read_api_spec(a)?,
+        Some(a) => a.clone(),
         None => ApiSpec {
             version: app
                 .environments()
@@ -305,7 +315,7 @@ pub struct EnvChanges {
     pub rename: Option<String>,
     pub server: Option<String>,
     pub namespace: Option<String>,
-    pub api_spec: Option<String>,
+    pub api_spec: Option<ApiSpec>,
     /// The modules it renders (`kf env targets`), each `/`, `a/b` or `a.b`.
     pub targets: Option<Vec<String>>,
 }
@@ -338,9 +348,8 @@ pub fn update_env(app: &App, name: &str, changes: &EnvChanges) -> Result<(), App
     }
     let mut swagger = None;
     if let Some(a) = &changes.api_spec {
-        let api = read_api_spec(a)?;
-        entry.k8s_version = api.version.clone();
-        swagger = Some((api.version, api.lib));
+        entry.k8s_version = a.version.clone();
+        swagger = Some((a.version.clone(), a.lib.clone()));
     }
     let mut new_name = name.to_string();
     if let Some(r) = &changes.rename {

@@ -1,9 +1,38 @@
 use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 
-use kf::app::create::{self, EnvChanges, EnvOptions};
+use kf::app::Environment;
+use kf::app::create::{self, ApiSpec, EnvChanges, EnvOptions};
 
 use super::{Context_, table};
+
+/// `--api-spec`: `version:` and `file:` are read offline; `server` is the spec the API
+/// server of `env()` serves (found through the kubeconfig as the cluster commands find
+/// it: KUBECONFIG or ~/.kube/config, the context whose cluster is that server).
+pub fn api_spec(
+    arg: Option<&str>,
+    env: impl FnOnce() -> Result<Environment>,
+) -> Result<Option<ApiSpec>> {
+    match arg {
+        None => Ok(None),
+        Some("server") => {
+            let env = env()?;
+            let connection = kf::workflow::Connection {
+                connect: Default::default(),
+                timeout: std::time::Duration::from_secs(120),
+            };
+            let bytes =
+                super::cluster_args::runtime()?.block_on(kf::workflow::api_spec::server_spec(
+                    &env,
+                    &connection,
+                    &mut kf::cluster::events::Silent,
+                ))?;
+            let origin = format!("{}/openapi/v2", env.server.trim_end_matches('/'));
+            Ok(Some(create::api_spec_of(bytes, &origin)?))
+        }
+        Some(a) => Ok(Some(create::read_api_spec(a)?)),
+    }
+}
 
 /// Manage environments (where and how an app is deployed).
 #[derive(Subcommand)]
@@ -72,7 +101,8 @@ pub struct AddArgs {
     /// Namespace for objects that name none.
     #[arg(long)]
     namespace: Option<String>,
-    /// Kubernetes version whose API the env targets, e.g. version:v1.33.0.
+    /// The API the env targets: version:v1.33.0, file:swagger.json, or server (the
+    /// spec its API server serves).
     #[arg(long, value_name = "SPEC")]
     api_spec: Option<String>,
     /// Write the environment to app.override.yaml (local, git-ignored).
@@ -93,7 +123,8 @@ pub struct SetArgs {
     /// Namespace for objects that name none.
     #[arg(long)]
     namespace: Option<String>,
-    /// Kubernetes version whose API the env targets, e.g. version:v1.33.0.
+    /// The API the env targets: version:v1.33.0, file:swagger.json, or server (the
+    /// spec its API server serves).
     #[arg(long, value_name = "SPEC")]
     api_spec: Option<String>,
 }
@@ -108,13 +139,27 @@ pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
     let (app, _lock) = ctx.app_for(writes)?;
     match cmd {
         EnvCommand::Add(a) => {
+            // `server` asks the new env's server: an env of the app with its name and server.
+            let spec = api_spec(a.api_spec.as_deref(), || {
+                let Some(mut env) = app.environments().first().cloned() else {
+                    bail!(
+                        "--api-spec server needs an environment to start from; add this one with --api-spec version:<v>, then `kf env set {} --api-spec server`",
+                        a.name
+                    );
+                };
+                env.name = a.name.clone();
+                if let Some(s) = &a.server {
+                    env.server = s.clone();
+                }
+                Ok(env)
+            })?;
             create::add_env(
                 &app,
                 &EnvOptions {
                     name: a.name.clone(),
                     server: a.server,
                     namespace: a.namespace,
-                    api_spec: a.api_spec,
+                    api_spec: spec,
                     is_override: a.r#override,
                 },
             )?;
@@ -164,6 +209,14 @@ pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
             {
                 bail!("nothing to change: give --name, --server, --namespace or --api-spec");
             }
+            // `server` asks the env's server (the new one, with --server).
+            let spec = api_spec(a.api_spec.as_deref(), || {
+                let mut env = app.environment(&a.name)?;
+                if let Some(s) = &a.server {
+                    env.server = s.clone();
+                }
+                Ok(env)
+            })?;
             create::update_env(
                 &app,
                 &a.name,
@@ -171,7 +224,7 @@ pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
                     rename: a.rename,
                     server: a.server,
                     namespace: a.namespace,
-                    api_spec: a.api_spec,
+                    api_spec: spec,
                     targets: None,
                 },
             )?;

@@ -44,7 +44,12 @@ pub fn run(ctx: &Context_, a: InitArgs) -> Result<()> {
             name: a.env.clone(),
             server: a.server,
             namespace: a.namespace,
-            api_spec: a.api_spec,
+            api_spec: super::env::api_spec(a.api_spec.as_deref(), || {
+                anyhow::bail!(
+                    "kf init has no cluster to ask yet: make the app with --api-spec version:<v>, then `kf env set {} --api-spec server`",
+                    a.env
+                )
+            })?,
             is_override: false,
         },
     )?;

@@ -5,6 +5,7 @@
 //! the cluster (what to prune, when a set is complete, what counts as a failure) is made
 //! here.
 
+pub mod api_spec;
 pub mod apply;
 pub mod argocd;
 pub mod delete;

@@ -457,6 +457,18 @@ fn discovery(st: &State, path: &str) -> Option<Value> {
     };
     match path.trim_end_matches('/') {
         "/version" => Some(json!({"major": "1", "minor": "33", "gitVersion": "v1.33.0-kf-test"})),
+        // Its swagger 2.0 spec: kf's own v1.33.0 one, less batch/v1 CronJob, so that a
+        // library made from it is told apart from the one kf carries.
+        "/openapi/v2" => {
+            let (_, carried) = kf::ksonnetlib::CARRIED[kf::ksonnetlib::carried_for("v1.33.0")];
+            let mut spec: Value = serde_json::from_str(carried).unwrap();
+            spec["info"]["version"] = json!("v1.33.0-kf-test");
+            spec["paths"]
+                .as_object_mut()
+                .unwrap()
+                .retain(|_, op| op["post"]["x-kubernetes-group-version-kind"]["kind"] != "CronJob");
+            Some(spec)
+        }
         "/api" => Some(
             json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []}),
         ),

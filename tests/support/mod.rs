@@ -18,10 +18,16 @@ pub struct Run {
 }
 
 pub fn kf_in(dir: &Path, args: &[&str]) -> Run {
+    kf_in_with_env(dir, args, &[])
+}
+
+/// [`kf_in`] with extra environment variables.
+pub fn kf_in_with_env(dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> Run {
     let out: Output = Command::new(env!("CARGO_BIN_EXE_kf"))
         .args(args)
         .current_dir(dir)
         .env_remove("KF_FAULT_POINT")
+        .envs(vars.iter().copied())
         .output()
         .expect("the kf binary runs");
     Run {
@@ -220,19 +226,9 @@ pub fn golden(name: &str, actual: &str) {
 
 /// Run kf with extra environment variables, requiring success.
 pub fn ok_with_env(dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> String {
-    let out: Output = Command::new(env!("CARGO_BIN_EXE_kf"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("KF_FAULT_POINT")
-        .envs(vars.iter().copied())
-        .output()
-        .expect("the kf binary runs");
-    assert!(
-        out.status.success(),
-        "kf {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let r = kf_in_with_env(dir, args, vars);
+    assert_eq!(r.status, 0, "kf {args:?} failed: {}", r.stderr);
+    r.stdout
 }
 
 /// Runs `python3 ARGS` with `stdin` as its input; `None` (and a note on stderr) when the
