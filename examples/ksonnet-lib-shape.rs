@@ -44,7 +44,9 @@ fn run(oracle: &std::path::Path, digest_file: Option<&std::path::Path>) -> Resul
         .map_err(|e| e.to_string())?;
 
     let ours = tempfile::tempdir().map_err(|e| e.to_string())?;
-    for (name, bytes) in kf::ksonnetlib::lib_files(kf::ksonnetlib::DEFAULT_SPEC.as_bytes())? {
+    for (name, bytes) in kf::ksonnetlib::lib_files(kf::ksonnetlib::DEFAULT_SPEC.as_bytes())
+        .map_err(|e| e.to_string())?
+    {
         let path = ours.path().join(name);
         if let Some(p) = path.parent() {
             std::fs::create_dir_all(p).map_err(|e| e.to_string())?;
@@ -55,11 +57,13 @@ fn run(oracle: &std::path::Path, digest_file: Option<&std::path::Path>) -> Resul
     let want = shape::walk(&Library {
         dir: theirs.path(),
         hidden: "(import 'k8s.libsonnet').__hidden",
-    })?;
+    })
+    .map_err(|e| e.to_string())?;
     let got = shape::walk(&Library {
         dir: ours.path(),
         hidden: "import 'k8s/hidden.libsonnet'",
-    })?;
+    })
+    .map_err(|e| e.to_string())?;
     let diffs = shape::differences(&want, &got);
     let missing = diffs.iter().filter(|d| !d.starts_with('+')).count();
     for d in &diffs {

@@ -1,18 +1,20 @@
 //! kf: ksonnet-style Jsonnet apps for machine-learning workloads on Kubernetes.
 //!
-//! Layers, imported one way only: `cli → {app, prototype, params, render} → engine`.
+//! The modules stand in layers and import downwards only: docs/dev/modules.md draws them,
+//! and tests/architecture.rs holds the code to that drawing.
 
 #[macro_use]
 mod stderr;
 
 pub mod app;
+pub mod atomic;
 pub mod cluster;
 pub mod completion;
-pub mod components;
-pub mod docs;
 pub mod embedded;
 pub mod engine;
+pub mod k8s_version;
 pub mod ksonnetlib;
+pub mod message;
 pub mod params;
 pub mod prototype;
 pub mod registry;

@@ -80,16 +80,31 @@ fn private_dir(kind: &Kind) -> Result<PathBuf, UserDirError> {
     }
     make_private(&dir).map_err(|why| UserDirError::NotPrivate {
         path: dir.clone(),
-        why,
+        why: why.to_string(),
         what: kind.what,
         var: kind.var,
     })?;
     Ok(dir)
 }
 
+/// Why a folder is not this user's alone.
+#[derive(Debug, thiserror::Error)]
+pub enum NotPrivate {
+    #[error("{0}")]
+    Unreadable(#[source] std::io::Error),
+    #[error("it is {0}")]
+    NotAFolder(&'static str),
+    #[error("it belongs to uid {0}")]
+    OtherOwner(u32),
+    #[error("others may write in it (mode {0:o})")]
+    OthersMayWrite(u32),
+    #[error("its parent {} may be changed by others", .0.display())]
+    OpenParent(PathBuf),
+}
+
 /// Make `dir` (mode 0700) unless it exists, then check it is this user's alone; why not,
 /// if it is not (see [`check_private`]).
-pub fn make_private(dir: &Path) -> Result<(), String> {
+pub fn make_private(dir: &Path) -> Result<(), NotPrivate> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::DirBuilderExt;
@@ -116,40 +131,34 @@ pub fn uid() -> u32 {
 /// Why `dir` is not this user's alone, if it is not: not a real folder, owned by someone
 /// else, writable by group or others, or in a parent others may rename entries of.
 #[cfg(unix)]
-pub fn check_private(dir: &Path) -> Result<(), String> {
+pub fn check_private(dir: &Path) -> Result<(), NotPrivate> {
     use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::symlink_metadata(dir).map_err(|e| e.to_string())?;
+    let meta = std::fs::symlink_metadata(dir).map_err(NotPrivate::Unreadable)?;
     if !meta.is_dir() {
-        return Err(format!("it is {}", crate::sandbox::kind_of(&meta)));
+        return Err(NotPrivate::NotAFolder(crate::sandbox::kind_of(&meta)));
     }
     if meta.uid() != uid() {
-        return Err(format!("it belongs to uid {}", meta.uid()));
+        return Err(NotPrivate::OtherOwner(meta.uid()));
     }
     if meta.mode() & 0o022 != 0 {
-        return Err(format!(
-            "others may write in it (mode {:o})",
-            meta.mode() & 0o777
-        ));
+        return Err(NotPrivate::OthersMayWrite(meta.mode() & 0o777));
     }
     let parent = dir.parent().unwrap_or(dir);
-    let p = std::fs::metadata(parent).map_err(|e| e.to_string())?;
+    let p = std::fs::metadata(parent).map_err(NotPrivate::Unreadable)?;
     let others_write = p.mode() & 0o022 != 0;
     let sticky = p.mode() & 0o1000 != 0;
     if others_write && !sticky && p.uid() != uid() {
-        return Err(format!(
-            "its parent {} may be changed by others",
-            parent.display()
-        ));
+        return Err(NotPrivate::OpenParent(parent.to_path_buf()));
     }
     Ok(())
 }
 
 #[cfg(not(unix))]
-pub fn check_private(dir: &Path) -> Result<(), String> {
+pub fn check_private(dir: &Path) -> Result<(), NotPrivate> {
     match std::fs::symlink_metadata(dir) {
         Ok(m) if m.is_dir() => Ok(()),
-        Ok(m) => Err(format!("it is {}", crate::sandbox::kind_of(&m))),
-        Err(e) => Err(e.to_string()),
+        Ok(m) => Err(NotPrivate::NotAFolder(crate::sandbox::kind_of(&m))),
+        Err(e) => Err(NotPrivate::Unreadable(e)),
     }
 }
 
@@ -244,13 +253,17 @@ mod tests {
         let d = tmp.path().join("d");
         std::fs::create_dir(&d).unwrap();
         std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o700)).unwrap();
-        assert_eq!(check_private(&d), Ok(()));
+        assert!(check_private(&d).is_ok());
         std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o777)).unwrap();
-        assert!(check_private(&d).unwrap_err().contains("others may write"));
+        assert!(matches!(
+            check_private(&d),
+            Err(NotPrivate::OthersMayWrite(0o777))
+        ));
         std::os::unix::fs::symlink(tmp.path(), tmp.path().join("link")).unwrap();
         assert!(
             check_private(&tmp.path().join("link"))
                 .unwrap_err()
+                .to_string()
                 .contains("symlink")
         );
         std::fs::write(tmp.path().join("f"), "").unwrap();

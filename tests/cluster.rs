@@ -23,36 +23,12 @@ fn setup() -> Setup {
     let cluster = TestCluster::start();
     let ns = cluster.namespace.clone();
     let app = new_app();
-    ok(
-        &app.root,
-        &[
-            "env",
-            "set",
-            "default",
-            "--server",
-            &cluster.url(),
-            "--namespace",
-            &ns,
-        ],
-    );
+    point_default_env(&app.root, &cluster.url(), &ns);
     let kubeconfig = cluster
         .kubeconfig(app.root.parent().unwrap())
         .to_string_lossy()
         .into_owned();
-    ok(
-        &app.root,
-        &[
-            "generate",
-            "configMap",
-            "settings",
-            "--data",
-            r#"{"mode":"fast"}"#,
-        ],
-    );
-    ok(
-        &app.root,
-        &["generate", "deployed-service", "web", "--image=nginx:1.25"],
-    );
+    generate_settings_and_web(&app.root, "nginx:1.25");
     Setup {
         app,
         cluster,
@@ -95,16 +71,15 @@ impl Setup {
             .expect("kf init records an app id")
     }
 
-    fn apply(&self, extra: &[&str]) -> Run {
-        let mut args = vec![
-            "apply",
-            "--env",
-            "default",
-            "--kubeconfig",
-            &self.kubeconfig,
-        ];
+    /// `kf VERB --env default --kubeconfig <the test server's> EXTRA…` in the app.
+    fn kf(&self, verb: &str, extra: &[&str]) -> Run {
+        let mut args = vec![verb, "--env", "default", "--kubeconfig", &self.kubeconfig];
         args.extend_from_slice(extra);
         kf_in(&self.app.root, &args)
+    }
+
+    fn apply(&self, extra: &[&str]) -> Run {
+        self.kf("apply", extra)
     }
 }
 
@@ -192,10 +167,7 @@ fn a_crd_and_its_custom_resources_apply_in_one_run() {
         3
     );
     // Clean up the cluster-scoped CRD too (a real cluster keeps it otherwise).
-    let run = kf_in(
-        &s.app.root,
-        &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
-    );
+    let run = s.kf("delete", &[]);
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(s.cluster.gone(
         "apiextensions.k8s.io",
@@ -516,10 +488,7 @@ fn delete_removes_kf_objects_in_reverse_order_and_leaves_others_alone() {
     if let Some(f) = s.cluster.fake() {
         f.clear_requests();
     }
-    let run = kf_in(
-        &s.app.root,
-        &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
-    );
+    let run = s.kf("delete", &[]);
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(
         run.stdout
@@ -564,10 +533,7 @@ fn delete_removes_kf_objects_in_reverse_order_and_leaves_others_alone() {
         "the foreign ConfigMap is left"
     );
     // Deleting again finds nothing to do.
-    let again = kf_in(
-        &s.app.root,
-        &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
-    );
+    let again = s.kf("delete", &[]);
     assert_eq!(again.status, 0, "{}", again.stderr);
     // On a real server the foreground deletion may still be finishing: kf says so and
     // sends nothing again.
@@ -808,17 +774,7 @@ fn status_reports_readiness_and_wait_times_out_or_succeeds() {
 #[test]
 fn validate_server_asks_the_cluster_and_changes_nothing() {
     let s = setup();
-    let run = kf_in(
-        &s.app.root,
-        &[
-            "validate",
-            "--env",
-            "default",
-            "--server",
-            "--kubeconfig",
-            &s.kubeconfig,
-        ],
-    );
+    let run = s.kf("validate", &["--server"]);
     assert_eq!(run.status, 0, "{}", run.stderr);
     for (group, plural, name) in [
         ("", "configmaps", "settings"),
@@ -843,17 +799,7 @@ fn validate_server_asks_the_cluster_and_changes_nothing() {
         times: 1,
         ..Fault::default()
     });
-    let run = kf_in(
-        &s.app.root,
-        &[
-            "validate",
-            "--env",
-            "default",
-            "--server",
-            "--kubeconfig",
-            &s.kubeconfig,
-        ],
-    );
+    let run = s.kf("validate", &["--server"]);
     assert_eq!(run.status, 1);
     assert!(
         run.stderr
@@ -876,10 +822,7 @@ fn an_empty_namespace_means_the_envs_and_prune_keeps_the_object() {
         assert!(!run.stdout.contains("pruned"), "{}", run.stdout);
     }
     assert!(s.cluster.get("", "configmaps", &s.ns, "blank").is_some());
-    let st = kf_in(
-        &s.app.root,
-        &["status", "--env", "default", "--kubeconfig", &s.kubeconfig],
-    );
+    let st = s.kf("status", &[]);
     assert!(st.stdout.contains("configmap/blank"), "{}", st.stdout);
     assert!(!st.stdout.contains("Missing"), "{}", st.stdout);
 }
@@ -1035,10 +978,7 @@ fn prune_never_deletes_what_kf_did_not_apply_under_any_fault_mode() {
         // kf delete uses the same check: a rendered name kf did not apply is left alone.
         ok(&s.app.root, &["generate", "configMap", "impostor"]);
         ok(&s.app.root, &["generate", "configMap", "other-env"]);
-        let run = kf_in(
-            &s.app.root,
-            &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
-        );
+        let run = s.kf("delete", &[]);
         assert_eq!(run.status, 0, "{mode}: {}", run.stderr);
         assert!(
             run.stdout.contains(&format!(
@@ -1441,35 +1381,13 @@ fn namespace_flag_overrides_the_envs_namespace() {
             .is_some()
     );
     assert!(s.cluster.gone("apps", "deployments", &s.ns, "web"));
-    let st = kf_in(
-        &s.app.root,
-        &[
-            "status",
-            "--env",
-            "default",
-            "--kubeconfig",
-            &s.kubeconfig,
-            "--namespace",
-            "team-b",
-        ],
-    );
+    let st = s.kf("status", &["--namespace", "team-b"]);
     assert!(
         st.stdout.contains("deployment.apps/web team-b"),
         "{}",
         st.stdout
     );
-    let run = kf_in(
-        &s.app.root,
-        &[
-            "delete",
-            "--env",
-            "default",
-            "--kubeconfig",
-            &s.kubeconfig,
-            "-n",
-            "team-b",
-        ],
-    );
+    let run = s.kf("delete", &["-n", "team-b"]);
     // Four objects and the ApplySet parent.
     assert!(run.stdout.contains("5 objects deleted"), "{}", run.stdout);
     assert!(s.cluster.gone("apps", "deployments", "team-b", "web"));
@@ -1591,17 +1509,7 @@ fn delete_dry_run_says_would_delete_and_prune_goes_in_reverse_order() {
     let s = setup();
     write(s.app.root.join("components/widgets.jsonnet"), &s.widgets());
     assert_eq!(s.apply(&[]).status, 0);
-    let run = kf_in(
-        &s.app.root,
-        &[
-            "delete",
-            "--env",
-            "default",
-            "--kubeconfig",
-            &s.kubeconfig,
-            "--dry-run",
-        ],
-    );
+    let run = s.kf("delete", &["--dry-run"]);
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(
         run.stdout
@@ -1684,17 +1592,7 @@ fn apply_wait_waits_for_rollout_and_jobs_only_with_wait_for_jobs() {
 fn validate_server_reports_resources_of_a_crd_in_the_render_as_skipped() {
     let s = setup();
     write(s.app.root.join("components/widgets.jsonnet"), &s.widgets());
-    let run = kf_in(
-        &s.app.root,
-        &[
-            "validate",
-            "--env",
-            "default",
-            "--server",
-            "--kubeconfig",
-            &s.kubeconfig,
-        ],
-    );
+    let run = s.kf("validate", &["--server"]);
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(
         run.stderr.contains("skipped: widget/w1 (server dry run)"),
@@ -1829,24 +1727,10 @@ fn kubectl_can_see_kfs_set_as_a_kep_3659_applyset() {
     assert!(s.cluster.gone("apps", "deployments", &s.ns, "web"));
     assert_eq!(kinds(&s), "ConfigMap");
     // Deleting the environment removes the parent too; with -c it stays.
-    let run = kf_in(
-        &s.app.root,
-        &[
-            "delete",
-            "--env",
-            "default",
-            "--kubeconfig",
-            &s.kubeconfig,
-            "-c",
-            "settings",
-        ],
-    );
+    let run = s.kf("delete", &["-c", "settings"]);
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(s.cluster.get("", "secrets", &s.ns, &parent_name).is_some());
-    let run = kf_in(
-        &s.app.root,
-        &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
-    );
+    let run = s.kf("delete", &[]);
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(s.cluster.gone("", "secrets", &s.ns, &parent_name));
 }

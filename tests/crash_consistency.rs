@@ -208,28 +208,6 @@ fn env_add_rm_and_set_killed_at_any_step_leave_the_app_as_before_or_after() {
     );
 }
 
-/// A folder registry with one package, `web`.
-fn make_registry(dir: &Path, greeting: &str) {
-    write(
-        dir.join("registry.yaml"),
-        "apiVersion: '0.1'\nkind: ksonnet.io/registry\nlibraries:\n  web:\n    path: web\n    version: master\n",
-    );
-    write(
-        dir.join("web/parts.yaml"),
-        "name: web\napiVersion: 0.0.1\nkind: ksonnet.io/parts\ndescription: A greeting ConfigMap\n",
-    );
-    write(
-        dir.join("web/web.libsonnet"),
-        &format!(
-            "{{\n  config(name, ns):: {{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {{ name: name, namespace: ns }}, data: {{ greeting: '{greeting}' }} }},\n}}\n"
-        ),
-    );
-    write(
-        dir.join("web/prototypes/greeter.jsonnet"),
-        "// @apiVersion 0.1\n// @name io.ksonnet.pkg.greeter\n// @description A greeting.\n// @shortDescription A greeting ConfigMap\n// @param name string Name\nlocal web = import 'team/web/web.libsonnet';\nweb.config(params.name, env.namespace)\n",
-    );
-}
-
 #[test]
 fn pkg_install_force_and_remove_killed_at_any_step_leave_the_app_as_before_or_after() {
     let app = app_with_web();

@@ -1,12 +1,15 @@
 //! docs/prototypes/ is generated from the prototypes' annotations; this fails when the
 //! committed pages are stale. Regenerate with `KF_UPDATE_GOLDEN=1 cargo test --test docs`.
 
+#[path = "docs/pages.rs"]
+mod pages;
+
 use std::path::PathBuf;
 
 #[test]
 fn prototype_docs_are_up_to_date() {
     let catalog = kf::prototype::Catalog::for_app(None).expect("built-in prototypes parse");
-    let pages = kf::docs::prototype_pages(&catalog);
+    let pages = pages::prototype_pages(&catalog);
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/prototypes");
     let hand_written = ["generic.md"];
     let update = std::env::var_os("KF_UPDATE_GOLDEN").is_some();

@@ -52,18 +52,7 @@ fn env() -> Env {
 fn env_with(guard: Guard) -> Env {
     let cluster = TestCluster::envtest().unwrap_or_else(|| panic!("{NEEDS}"));
     let app = new_app();
-    ok(
-        &app.root,
-        &[
-            "env",
-            "set",
-            "default",
-            "--server",
-            &cluster.url(),
-            "--namespace",
-            &cluster.namespace,
-        ],
-    );
+    point_default_env(&app.root, &cluster.url(), &cluster.namespace);
     let kubeconfig = cluster.kubeconfig(&app.root).to_string_lossy().into_owned();
     Env {
         cluster,

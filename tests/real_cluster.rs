@@ -34,36 +34,12 @@ fn apply_diff_prune_delete_on_a_real_cluster() {
     };
     let ns = format!("kf-test-{}", std::process::id());
     let app = new_app();
-    ok(
-        &app.root,
-        &[
-            "env",
-            "set",
-            "default",
-            "--server",
-            &server,
-            "--namespace",
-            &ns,
-        ],
-    );
+    point_default_env(&app.root, &server, &ns);
     ok(
         &app.root,
         &["generate", "namespace", "test-ns", &format!("--name={ns}")],
     );
-    ok(
-        &app.root,
-        &[
-            "generate",
-            "configMap",
-            "settings",
-            "--data",
-            r#"{"mode":"fast"}"#,
-        ],
-    );
-    ok(
-        &app.root,
-        &["generate", "deployed-service", "web", "--image=nginx:1.27"],
-    );
+    generate_settings_and_web(&app.root, "nginx:1.27");
     let kf = |args: &[&str]| {
         let mut all = args.to_vec();
         all.extend_from_slice(&["--env", "default", "--kubeconfig", &kubeconfig]);

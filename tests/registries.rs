@@ -8,28 +8,6 @@ use std::process::Command;
 
 use support::*;
 
-/// A registry folder with one package, `web`, whose prototype imports its library.
-fn make_registry(dir: &Path, greeting: &str) {
-    write(
-        dir.join("registry.yaml"),
-        "apiVersion: '0.1'\nkind: ksonnet.io/registry\nlibraries:\n  web:\n    path: web\n    version: master\n",
-    );
-    write(
-        dir.join("web/parts.yaml"),
-        "name: web\napiVersion: 0.0.1\nkind: ksonnet.io/parts\ndescription: A greeting ConfigMap\n",
-    );
-    write(
-        dir.join("web/web.libsonnet"),
-        &format!(
-            "{{\n  config(name, ns):: {{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {{ name: name, namespace: ns }}, data: {{ greeting: '{greeting}' }} }},\n}}\n"
-        ),
-    );
-    write(
-        dir.join("web/prototypes/greeter.jsonnet"),
-        "// @apiVersion 0.1\n// @name io.ksonnet.pkg.greeter\n// @description A greeting.\n// @shortDescription A greeting ConfigMap\n// @param name string Name\nlocal web = import 'team/web/web.libsonnet';\nweb.config(params.name, env.namespace)\n",
-    );
-}
-
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
         .args([

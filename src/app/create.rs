@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use super::spec::{
     DEFAULT_K8S_VERSION, Destination, EnvironmentSpec, NEW_APP_K8S_VERSION, OverrideSpec,
 };
-use super::{App, AppError, AppSpec, FileSet, templates, validate_env_name};
+use super::{App, AppError, AppSpec, templates, validate_env_name};
+use crate::atomic::{self, FileSet};
 
 pub const DEFAULT_SERVER: &str = "https://kubernetes.default.svc";
 
@@ -36,11 +37,10 @@ impl ApiSpec {
     /// versions, v1.10.3's for ksonnet-era ones).
     pub fn carried(version: &str) -> Result<ApiSpec, AppError> {
         let spec = crate::ksonnetlib::CARRIED[crate::ksonnetlib::carried_for(version)].1;
-        let lib =
-            crate::ksonnetlib::lib_files(spec.as_bytes()).map_err(|message| AppError::Invalid {
-                path: PathBuf::from("kf's Kubernetes spec"),
-                message,
-            })?;
+        let lib = crate::ksonnetlib::lib_files(spec.as_bytes()).map_err(|e| AppError::Invalid {
+            path: PathBuf::from("kf's Kubernetes spec"),
+            message: e.to_string(),
+        })?;
         Ok(ApiSpec {
             version: version.to_string(),
             lib,
@@ -90,7 +90,7 @@ pub fn api_spec_of(bytes: Vec<u8>, origin: &str) -> Result<ApiSpec, AppError> {
         .unwrap_or(version)
         .to_string();
     // It names the env's library folder, and becomes its k8sVersion.
-    if !super::spec::is_k8s_version(&version) {
+    if !crate::k8s_version::is_k8s_version(&version) {
         return Err(AppError::Invalid {
             path: path.into(),
             message: "its info.version is not a Kubernetes version (such as v1.10.3)".into(),
@@ -98,9 +98,9 @@ pub fn api_spec_of(bytes: Vec<u8>, origin: &str) -> Result<ApiSpec, AppError> {
     }
     let _generating =
         crate::engine::watchdog::Evaluating::generating(|| format!("ksonnet-lib from {path}"));
-    let lib = crate::ksonnetlib::lib_files(&bytes).map_err(|message| AppError::Invalid {
+    let lib = crate::ksonnetlib::lib_files(&bytes).map_err(|e| AppError::Invalid {
         path: path.into(),
-        message,
+        message: e.to_string(),
     })?;
     Ok(ApiSpec { version, lib })
 }
@@ -296,10 +296,7 @@ pub fn remove_env(app: &App, name: &str, from_override: bool) -> Result<(), AppE
     let envs = app.environments_dir();
     let mut parent = dir.parent();
     while let Some(p) = parent {
-        if p == envs
-            || !p.starts_with(&envs)
-            || super::fsutil::resolve_inside(&app.root, p).is_err()
-        {
+        if p == envs || !p.starts_with(&envs) || atomic::resolve_inside(&app.root, p).is_err() {
             break;
         }
         if fs::remove_dir(p).is_err() {
@@ -407,7 +404,7 @@ pub fn set_current_env(app: &App, name: Option<&str>) -> Result<(), AppError> {
     match name {
         Some(n) => {
             app.environment(n)?;
-            super::write_atomic(&app.root, &path, n.as_bytes())?;
+            atomic::write_atomic(&app.root, &path, n.as_bytes())?;
         }
         None => {
             let mut f = FileSet::new(&app.root);

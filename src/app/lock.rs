@@ -12,9 +12,10 @@ use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::{AppError, fsutil};
+use super::AppError;
+use crate::atomic;
 
-pub const LOCK_FILE: &str = ".kf.lock";
+pub use crate::atomic::LOCK_FILE;
 
 /// How long a command waits for another one to finish; `KF_LOCK_TIMEOUT` (seconds)
 /// changes it.
@@ -56,7 +57,7 @@ pub enum LockError {
     )]
     Timeout { path: PathBuf, waited: Duration },
     #[error(transparent)]
-    Recovery(#[from] fsutil::WriteError),
+    Recovery(#[from] atomic::WriteError),
 }
 
 impl From<LockError> for AppError {
@@ -156,15 +157,15 @@ pub fn lock(root: &Path, timeout: Duration) -> Result<AppLock, LockError> {
             Err(TryLockError::Error(source)) => return Err(LockError::Io { path, source }),
         }
     };
-    fsutil::recover(root)?;
-    fsutil::remove_leftovers(root);
+    atomic::recover(root)?;
+    atomic::remove_leftovers(root);
     Ok(held)
 }
 
 /// `kf recover`: take the lock long enough to finish a change a killed kf left half done.
 /// Whether there was one.
 pub fn finish_interrupted(root: &Path, timeout: Duration) -> Result<bool, LockError> {
-    let pending = fsutil::has_journal(root);
+    let pending = atomic::has_journal(root);
     drop(lock(root, timeout)?);
     Ok(pending)
 }

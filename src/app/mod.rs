@@ -1,10 +1,11 @@
 //! The app on disk: where it is, what `app.yaml` says, its environments and components.
 
+mod components;
 pub mod create;
 mod discovery;
-pub mod fsutil;
-pub mod journal;
+mod legacy;
 pub mod lock;
+mod names;
 pub mod spec;
 pub mod templates;
 pub mod upgrade;
@@ -14,8 +15,11 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::atomic::{JOURNAL_FILE, WriteError};
+pub use components::find_component;
 pub use discovery::locate;
-pub use fsutil::{FileSet, JOURNAL_FILE, WriteError, write_atomic};
+use legacy::migrate_legacy_environments;
+pub use names::{validate_component_name, validate_env_name};
 pub use spec::{AppSpec, Destination, EnvironmentSpec, OverrideSpec};
 
 use crate::suggest;
@@ -150,7 +154,7 @@ impl App {
     /// finishes it), since reading never writes.
     pub fn find(start: &Path) -> Result<App, AppError> {
         let root = discovery::locate(start)?;
-        if fsutil::has_journal(&root) {
+        if crate::atomic::has_journal(&root) {
             return Err(AppError::Unfinished {
                 journal: root.join(JOURNAL_FILE),
             });
@@ -224,7 +228,7 @@ impl App {
                     "environment '{}' has path '{}'; an environment's folder must be below environments/ ('/'-separated names of letters, digits, '-', '_' and '.', no '..' and not absolute): fix its `path`",
                     env.name, env.path
                 )
-            } else if !spec::is_k8s_version(&env.k8s_version) {
+            } else if !crate::k8s_version::is_k8s_version(&env.k8s_version) {
                 format!(
                     "environment '{}' has a k8sVersion that is not a Kubernetes version; write one such as v1.10.3 (`v`, then major.minor.patch)",
                     env.name
@@ -328,128 +332,6 @@ impl App {
         Ok(Some(name.to_string()))
     }
 
-    /// The app's modules: the root (`components/`) first, then every folder below it that
-    /// holds a params.libsonnet, sorted by name.
-    pub fn modules(&self) -> Result<Vec<Module>, AppError> {
-        let root = self.components_dir();
-        let mut out = vec![Module {
-            name: String::new(),
-            dir: root.clone(),
-        }];
-        let mut walk = Walk::of(&self.root, &root)?;
-        let mut stack = vec![(root.clone(), walk.start.clone())];
-        while let Some((dir, real)) = stack.pop() {
-            let entries = match fs::read_dir(&dir) {
-                Ok(e) => e,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(source) => return Err(AppError::Read { path: dir, source }),
-            };
-            for entry in entries.flatten() {
-                if entry.file_name().as_encoded_bytes().starts_with(b".") || !is_dir(&entry) {
-                    continue;
-                }
-                let path = entry.path();
-                let Some(real) = walk.enter(&entry, &real)? else {
-                    continue;
-                };
-                if path.join("params.libsonnet").is_file() {
-                    let rel = path.strip_prefix(&root).unwrap_or(&path);
-                    let name: Vec<String> = rel
-                        .components()
-                        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                        .collect();
-                    out.push(Module {
-                        name: name.join("."),
-                        dir: path.clone(),
-                    });
-                }
-                stack.push((path, real));
-            }
-        }
-        out[1..].sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(out)
-    }
-
-    /// The module a component lives in.
-    pub fn module_of(&self, component: &Component) -> Module {
-        let dir = component
-            .path
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| self.components_dir());
-        Module {
-            name: component.module.clone(),
-            dir,
-        }
-    }
-
-    /// Components of the app: `*.{jsonnet,yaml,yml,json}` of every module (not
-    /// params.libsonnet), sorted by full name.
-    pub fn components(&self) -> Result<Vec<Component>, AppError> {
-        let mut out = Vec::new();
-        for module in self.modules()? {
-            module_components(&module, &mut out)?;
-        }
-        // Unstable is faster on thousands; the module breaks ties as the listing order
-        // did (the root module first, then by name), and the path those it leaves
-        // (`x.yaml` and `x.yml`), which the listing's order left to the file system.
-        out.sort_unstable_by(|a, b| {
-            (a.name.as_str(), a.format, a.module.as_str(), &a.path).cmp(&(
-                b.name.as_str(),
-                b.format,
-                b.module.as_str(),
-                &b.path,
-            ))
-        });
-        Ok(out)
-    }
-
-    pub fn component(&self, name: &str) -> Result<Component, AppError> {
-        find_component(&self.components()?, name).cloned()
-    }
-
-    /// The component [`App::component`] finds, looked up at the paths its name can have
-    /// (`components/<name>.<ext>`, or `<local>.<ext>` in a module folder for each way of
-    /// splitting the name at a dot) instead of by listing components/: what a command on
-    /// one component of an app of thousands needs. Lists only to report a missing name.
-    pub fn component_by_path(&self, name: &str) -> Result<Component, AppError> {
-        let parts: Vec<&str> = name.split('.').collect();
-        let mut found: Option<Component> = None;
-        for at in 0..parts.len() {
-            let (module, local) = parts.split_at(at);
-            if module.iter().any(|p| p.is_empty() || p.starts_with('.')) {
-                continue;
-            }
-            let dir = module
-                .iter()
-                .fold(self.components_dir(), |dir, p| dir.join(p));
-            if at > 0 && !dir.join("params.libsonnet").is_file() {
-                continue;
-            }
-            let local = local.join(".");
-            if local.is_empty() || local.starts_with('.') {
-                continue;
-            }
-            for (ext, format) in COMPONENT_EXTENSIONS {
-                let path = dir.join(format!("{local}.{ext}"));
-                // Like the sorted listing: the first format, and the outermost module.
-                if found.as_ref().is_none_or(|f| *format < f.format) && path.is_file() {
-                    found = Some(Component {
-                        name: name.to_string(),
-                        local: local.clone(),
-                        module: module.join("."),
-                        path,
-                        format: *format,
-                    });
-                }
-            }
-        }
-        match found {
-            Some(c) => Ok(c),
-            None => self.component(name),
-        }
-    }
-
     /// Serialize app.yaml for writing (0.3.0 shape).
     /// app.yaml for `spec`, in ksonnet's style (block maps, `0.3.0` unquoted).
     pub fn render_spec(spec: &AppSpec) -> String {
@@ -504,274 +386,19 @@ impl Environment {
     }
 }
 
-/// The file extensions of components, in the order of their formats.
-const COMPONENT_EXTENSIONS: &[(&str, ComponentFormat)] = &[
-    ("jsonnet", ComponentFormat::Jsonnet),
-    ("yaml", ComponentFormat::Yaml),
-    ("yml", ComponentFormat::Yaml),
-    ("json", ComponentFormat::Json),
-];
-
-fn module_components(module: &Module, out: &mut Vec<Component>) -> Result<(), AppError> {
-    let entries = match fs::read_dir(&module.dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(source) => {
-            return Err(AppError::Read {
-                path: module.dir.clone(),
-                source,
-            });
-        }
-    };
-    for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let Some(file_name) = file_name.to_str() else {
-            continue;
-        };
-        if file_name.starts_with('.') {
-            continue;
-        }
-        let Some((name, ext)) = file_name.rsplit_once('.') else {
-            continue;
-        };
-        let Some((_, format)) = COMPONENT_EXTENSIONS.iter().find(|(e, _)| *e == ext) else {
-            continue;
-        };
-        let format = *format;
-        // A folder of that name is no component. Anything else (a FIFO, a device, a
-        // symlink out of the app) is listed, so that reading it fails with its reason
-        // instead of the component vanishing.
-        if is_dir(&entry) {
-            continue;
-        }
-        let path = entry.path();
-        out.push(Component {
-            name: module.full_name(name),
-            local: name.to_string(),
-            module: module.name.clone(),
-            path,
-            format,
-        });
-    }
-    Ok(())
-}
-
-/// A walk of a folder of the app (components/ for its modules, a 0.1.0 app's
-/// environments/): it goes into a symlinked folder only once, by its real path (two
-/// symlinks to `.` would otherwise make 2^40 paths to walk), and never out of the app.
-struct Walk {
-    app: PathBuf,
-    /// The real path of the folder the walk starts in.
-    start: PathBuf,
-    seen: std::collections::BTreeSet<PathBuf>,
-}
-
-impl Walk {
-    fn of(app_root: &Path, start: &Path) -> Result<Walk, AppError> {
-        let app = app_root.canonicalize().map_err(|source| AppError::Read {
-            path: app_root.to_path_buf(),
-            source,
-        })?;
-        let start = start
-            .canonicalize()
-            .unwrap_or_else(|_| app.join(start.strip_prefix(app_root).unwrap_or(start)));
-        Ok(Walk {
-            app,
-            seen: std::collections::BTreeSet::from([start.clone()]),
-            start,
-        })
-    }
-
-    /// The real path of the folder `entry` (listed in the folder whose real path is
-    /// `parent`), if the walk goes into it: not when it was walked already; an error when
-    /// it resolves outside the app.
-    fn enter(&mut self, entry: &fs::DirEntry, parent: &Path) -> Result<Option<PathBuf>, AppError> {
-        let path = entry.path();
-        let real = match entry.file_type() {
-            Ok(t) if !t.is_symlink() => parent.join(entry.file_name()),
-            _ => path.canonicalize().map_err(|source| AppError::Read {
-                path: path.clone(),
-                source,
-            })?,
-        };
-        if !real.starts_with(&self.app) {
-            return Err(crate::sandbox::ReadError::Outside {
-                path,
-                resolved: real,
-                allowed: self.app.display().to_string(),
-            }
-            .into());
-        }
-        Ok(self.seen.insert(real.clone()).then_some(real))
-    }
-}
-
-/// Whether a listed entry is a folder, following a symlink as `Path::is_dir` does; the
-/// listing's file type spares a `stat` per entry where it is not a symlink.
-fn is_dir(entry: &fs::DirEntry) -> bool {
-    match entry.file_type() {
-        Ok(t) if !t.is_symlink() => t.is_dir(),
-        _ => entry.path().is_dir(),
-    }
-}
-
-/// ksonnet 0.1.0 kept each environment's destination in `environments/<env>/spec.json`.
-fn migrate_legacy_environments(root: &Path, spec: &mut AppSpec) -> Result<(), AppError> {
-    let envs_dir = root.join("environments");
-    let mut walk = Walk::of(root, &envs_dir)?;
-    let mut stack = vec![(envs_dir.clone(), walk.start.clone())];
-    while let Some((dir, real)) = stack.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if !is_dir(&entry) {
-                continue;
-            }
-            let Some(real) = walk.enter(&entry, &real)? else {
-                continue;
-            };
-            let spec_json = path.join("spec.json");
-            if spec_json.is_file() {
-                let text = crate::sandbox::Sandbox::new([root]).read_text(&spec_json)?;
-                let dest: Destination =
-                    serde_json::from_str(&text).map_err(|e| AppError::Invalid {
-                        path: spec_json.clone(),
-                        message: format!(
-                            "not a valid environment spec: {}",
-                            json_error_summary(&e)
-                        ),
-                    })?;
-                let rel = path
-                    .strip_prefix(&envs_dir)
-                    .unwrap_or(&path)
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                spec.environments
-                    .entry(rel.clone())
-                    .or_insert_with(|| EnvironmentSpec {
-                        destination: dest,
-                        k8s_version: String::new(),
-                        path: rel,
-                        targets: Vec::new(),
-                        extra: BTreeMap::new(),
-                    });
-            } else {
-                stack.push((path, real));
-            }
-        }
-    }
-    Ok(())
-}
-
 fn parse_yaml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, AppError> {
     serde_saphyr::from_str(text).map_err(|e| AppError::Invalid {
         path: path.to_path_buf(),
-        message: format!("not a valid app file: {}", error_summary(&e.to_string())),
+        message: format!(
+            "not a valid app file: {}",
+            crate::message::error_summary(&e.to_string())
+        ),
     })
 }
 
 pub fn to_yaml<T: serde::Serialize>(value: &T) -> String {
     // Serializing plain data to a string cannot fail; an error here would be a kf bug.
     serde_saphyr::to_string(value).unwrap_or_else(|e| panic!("YAML serialization failed: {e}"))
-}
-
-/// The component named `name` in `all` (a listing from [`App::components`], sorted by
-/// name): a binary search, so that commands that already listed the components do not
-/// list them again for each name they look up.
-pub fn find_component<'a>(all: &'a [Component], name: &str) -> Result<&'a Component, AppError> {
-    let first = all.partition_point(|c| c.name.as_str() < name);
-    match all.get(first) {
-        Some(c) if c.name == name => Ok(c),
-        _ => Err(AppError::UnknownComponent {
-            name: name.to_string(),
-            hint: suggest::hint(name, all.iter().map(|c| c.name.as_str())),
-        }),
-    }
-}
-
-/// A parser's error without the snippet of the input it quotes below its first line:
-/// a kubeconfig's or a Secret's YAML must never reach a CI log through an error.
-pub fn error_summary(message: &str) -> String {
-    message
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("")
-        .to_string()
-}
-
-/// A JSON parser's error in the same way: serde_json's type errors quote the value they
-/// met (`invalid type: string "<a token>"`), so a message that quotes anything is told
-/// by its kind and place only.
-pub fn json_error_summary(e: &serde_json::Error) -> String {
-    use serde_json::error::Category;
-    let message = error_summary(&e.to_string());
-    if !message.contains(['"', '\'']) {
-        return message;
-    }
-    let what = match e.classify() {
-        Category::Io => "cannot be read",
-        Category::Syntax => "invalid JSON",
-        Category::Data => "a value of the wrong type",
-        Category::Eof => "unexpected end of the file",
-    };
-    format!("{what} at line {} column {}", e.line(), e.column())
-}
-
-/// Component and prototype-instance names: what ksonnet allowed, minus anything that could
-/// escape `components/` or break a Jsonnet field name.
-pub fn validate_component_name(name: &str) -> Result<(), AppError> {
-    validate_segment("component", name)
-}
-
-/// Environment names may nest (`us-west/prod`); each segment follows the component rules.
-pub fn validate_env_name(name: &str) -> Result<(), AppError> {
-    if name.is_empty() {
-        return Err(AppError::InvalidName {
-            what: "environment",
-            name: name.to_string(),
-            why: "it is empty",
-        });
-    }
-    for seg in name.split('/') {
-        validate_segment("environment", seg).map_err(|_| AppError::InvalidName {
-            what: "environment",
-            name: name.to_string(),
-            why: "each '/'-separated part must be letters, digits, '-', '_' or '.', not starting with '.'",
-        })?;
-    }
-    Ok(())
-}
-
-fn validate_segment(what: &'static str, name: &str) -> Result<(), AppError> {
-    let bad = |why| {
-        Err(AppError::InvalidName {
-            what,
-            name: name.to_string(),
-            why,
-        })
-    };
-    if name.is_empty() {
-        return bad("it is empty");
-    }
-    if name.len() > 253 {
-        return bad("it is longer than 253 characters");
-    }
-    if name.contains('/') || name.contains('\\') {
-        return bad("it contains a path separator");
-    }
-    if name.starts_with('.') {
-        return bad("it starts with '.'");
-    }
-    if !name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-    {
-        return bad("only letters, digits, '-', '_' and '.' are allowed");
-    }
-    Ok(())
 }
 
 #[cfg(test)]

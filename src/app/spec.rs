@@ -202,42 +202,6 @@ impl Default for OverrideSpec {
     }
 }
 
-/// `v1.33.0` as numbers, for ordering Kubernetes versions (`1.33` is `(1, 33, 0)`; a
-/// suffix such as `-rc.1` is left out; an unreadable version sorts first).
-pub fn version_triple(version: &str) -> (u64, u64, u64) {
-    let v = version.strip_prefix('v').unwrap_or(version);
-    let core = v.split(['-', '+']).next().unwrap_or_default();
-    let mut n = core.split('.').map(|n| n.parse::<u64>().ok());
-    match (n.next().flatten(), n.next(), n.next()) {
-        (Some(major), minor, patch) => (
-            major,
-            minor.flatten().unwrap_or(0),
-            patch.flatten().unwrap_or(0),
-        ),
-        _ => (0, 0, 0),
-    }
-}
-
-/// Whether `v` is a Kubernetes version as app.yaml's `k8sVersion` holds one: `v1.10.3`,
-/// `1.33`, `v1.30.0-rc.1`, `v1.28.4+k3s1`. It names a folder, so nothing else passes.
-pub fn is_k8s_version(v: &str) -> bool {
-    let v = v.strip_prefix('v').unwrap_or(v);
-    let (core, suffix) = match v.find(['-', '+']) {
-        Some(i) => (&v[..i], Some(&v[i + 1..])),
-        None => (v, None),
-    };
-    let numbers: Vec<&str> = core.split('.').collect();
-    (2..=3).contains(&numbers.len())
-        && numbers
-            .iter()
-            .all(|n| !n.is_empty() && n.len() <= 6 && n.bytes().all(|b| b.is_ascii_digit()))
-        && suffix.is_none_or(|s| {
-            s.len() <= 64
-                && s.split(['.', '-', '+'])
-                    .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_alphanumeric()))
-        })
-}
-
 /// A new app id: 16 random hex digits (a valid label value, unlikely ever to repeat).
 pub fn new_app_id() -> String {
     let mut bytes = [0u8; 8];
@@ -262,8 +226,8 @@ pub fn is_app_id(id: &str) -> bool {
 }
 
 #[cfg(test)]
-mod version_tests {
-    use super::{is_app_id, is_k8s_version, new_app_id};
+mod app_id_tests {
+    use super::{is_app_id, new_app_id};
 
     #[test]
     fn new_app_ids_are_app_ids_and_differ() {
@@ -271,28 +235,5 @@ mod version_tests {
         assert!(is_app_id(&a) && is_app_id(&b), "{a} {b}");
         assert_ne!(a, b);
         assert!(!is_app_id("ks_app") && !is_app_id("ABCDEFGH12") && !is_app_id("short"));
-    }
-
-    #[test]
-    fn k8s_versions_are_versions_and_never_paths() {
-        for good in ["v1.10.3", "v1.7.0", "1.33", "v1.30.0-rc.1", "v1.28.4+k3s1"] {
-            assert!(is_k8s_version(good), "{good}");
-        }
-        for bad in [
-            "",
-            "/",
-            "../../x",
-            "v1.10.3/../../x",
-            "v1",
-            "v1.2.3.4",
-            "v1..3",
-            "v1.10.3-",
-            "v1.10.3-a/b",
-            "version:v1.8.0",
-            "latest",
-            "v1.10.3\n",
-        ] {
-            assert!(!is_k8s_version(bad), "{bad}");
-        }
     }
 }

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{App, AppError, FileSet, spec};
+use super::{App, AppError, spec};
+use crate::atomic::FileSet;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {

@@ -6,7 +6,7 @@ use kf::workflow::apply::{ApplyOptions, apply_env};
 
 use super::Context_;
 use super::cluster_args::{ClusterArgs, dry_run_mode, runtime};
-use super::report::{OutputArgs, Printer};
+use super::report::{OutputArgs, Printer, applied_line, removed_line};
 use super::show::RenderArgs;
 use super::stdout;
 
@@ -96,7 +96,18 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
     }
     printer.document(&report, &report.applied_names());
     if let Some(e) = report.failure() {
-        for line in report.failure_lines() {
+        // What failed, once the summary is out.
+        let failed_applies = report
+            .outcomes
+            .iter()
+            .filter(|o| o.result.is_err())
+            .map(|o| applied_line(o, report.dry_run));
+        let failed_prunes = report
+            .deletions
+            .iter()
+            .filter(|d| d.result.is_err())
+            .map(|d| removed_line(d, "pruned", report.dry_run));
+        for line in failed_applies.chain(failed_prunes) {
             eprintln!("error: {line}");
         }
         bail!(e);

@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use kf::cluster::apply::DryRun;
+use kf::cluster::outcome::DryRun;
 use kf::cluster::select::ConnectOptions;
 use kf::workflow::{Connection, Target};
 

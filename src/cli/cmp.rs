@@ -59,15 +59,15 @@ fn generate(ctx: &Context_) -> Result<()> {
         ctx.app_for(true)?
     };
     for (component, key, value) in &request.params {
-        kf::params::ops::set(
+        kf::workflow::params::set(
             &app,
-            &kf::params::ops::ParamTarget {
+            &kf::workflow::params::ParamTarget {
                 component: Some(component.clone()),
                 key: key.clone(),
                 env: Some(env.clone()),
             },
             value,
-            kf::params::SetOptions::default(),
+            kf::workflow::params::SetOptions::default(),
         )?;
     }
     let objects = kf::render::render(

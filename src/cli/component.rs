@@ -87,7 +87,7 @@ pub fn run(ctx: &Context_, cmd: ComponentCommand) -> Result<()> {
             );
         }
         ComponentCommand::Rm { name } => {
-            kf::components::remove(&app, &name)?;
+            kf::workflow::component::remove(&app, &name)?;
             println!("Removed component '{name}'");
         }
     }
@@ -101,7 +101,7 @@ pub fn run_import(ctx: &Context_, a: ImportArgs) -> Result<()> {
     } else {
         ctx.cwd.join(&a.file)
     };
-    for imported in kf::components::import(&app, &file)? {
+    for imported in kf::workflow::component::import(&app, &file)? {
         println!(
             "Imported component '{}' ({})",
             imported.component,

@@ -91,10 +91,9 @@ pub enum EnvCommand {
     },
 }
 
+/// Where an environment deploys and which API it targets: `env add`'s and `env set`'s.
 #[derive(Args)]
-pub struct AddArgs {
-    /// Name of the new environment (also its folder under environments/).
-    name: String,
+pub struct DestinationArgs {
     /// Kubernetes API server URL, e.g. https://prod.example.com:6443.
     #[arg(long, value_name = "URL")]
     server: Option<String>,
@@ -105,6 +104,28 @@ pub struct AddArgs {
     /// spec its API server serves).
     #[arg(long, value_name = "SPEC")]
     api_spec: Option<String>,
+}
+
+impl DestinationArgs {
+    /// The `--api-spec` read; with `server`, from the server of `env()` as these flags
+    /// change it.
+    fn read_api_spec(&self, env: impl FnOnce() -> Result<Environment>) -> Result<Option<ApiSpec>> {
+        api_spec(self.api_spec.as_deref(), || {
+            let mut env = env()?;
+            if let Some(s) = &self.server {
+                env.server = s.clone();
+            }
+            Ok(env)
+        })
+    }
+}
+
+#[derive(Args)]
+pub struct AddArgs {
+    /// Name of the new environment (also its folder under environments/).
+    name: String,
+    #[command(flatten)]
+    destination: DestinationArgs,
     /// Write the environment to app.override.yaml (local, git-ignored).
     #[arg(short = 'o', long)]
     r#override: bool,
@@ -117,16 +138,8 @@ pub struct SetArgs {
     /// New name (moves environments/<name>).
     #[arg(long = "name", id = "rename")]
     rename: Option<String>,
-    /// Kubernetes API server URL, e.g. https://prod.example.com:6443.
-    #[arg(long, value_name = "URL")]
-    server: Option<String>,
-    /// Namespace for objects that name none.
-    #[arg(long)]
-    namespace: Option<String>,
-    /// The API the env targets: version:v1.33.0, file:swagger.json, or server (the
-    /// spec its API server serves).
-    #[arg(long, value_name = "SPEC")]
-    api_spec: Option<String>,
+    #[command(flatten)]
+    destination: DestinationArgs,
 }
 
 pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
@@ -140,7 +153,7 @@ pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
     match cmd {
         EnvCommand::Add(a) => {
             // `server` asks the new env's server: an env of the app with its name and server.
-            let spec = api_spec(a.api_spec.as_deref(), || {
+            let spec = a.destination.read_api_spec(|| {
                 let Some(mut env) = app.environments().first().cloned() else {
                     bail!(
                         "--api-spec server needs an environment to start from; add this one with --api-spec version:<v>, then `kf env set {} --api-spec server`",
@@ -148,17 +161,14 @@ pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
                     );
                 };
                 env.name = a.name.clone();
-                if let Some(s) = &a.server {
-                    env.server = s.clone();
-                }
                 Ok(env)
             })?;
             create::add_env(
                 &app,
                 &EnvOptions {
                     name: a.name.clone(),
-                    server: a.server,
-                    namespace: a.namespace,
+                    server: a.destination.server,
+                    namespace: a.destination.namespace,
                     api_spec: spec,
                     is_override: a.r#override,
                 },
@@ -202,28 +212,23 @@ pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
             );
         }
         EnvCommand::Set(a) => {
+            let d = &a.destination;
             if a.rename.is_none()
-                && a.server.is_none()
-                && a.namespace.is_none()
-                && a.api_spec.is_none()
+                && d.server.is_none()
+                && d.namespace.is_none()
+                && d.api_spec.is_none()
             {
                 bail!("nothing to change: give --name, --server, --namespace or --api-spec");
             }
             // `server` asks the env's server (the new one, with --server).
-            let spec = api_spec(a.api_spec.as_deref(), || {
-                let mut env = app.environment(&a.name)?;
-                if let Some(s) = &a.server {
-                    env.server = s.clone();
-                }
-                Ok(env)
-            })?;
+            let spec = d.read_api_spec(|| Ok(app.environment(&a.name)?))?;
             create::update_env(
                 &app,
                 &a.name,
                 &EnvChanges {
                     rename: a.rename,
-                    server: a.server,
-                    namespace: a.namespace,
+                    server: a.destination.server,
+                    namespace: a.destination.namespace,
                     api_spec: spec,
                     targets: None,
                 },

@@ -296,7 +296,7 @@ pub fn run_prototype(ctx: &Context_, cmd: PrototypeCommand) -> Result<()> {
             let fields: Vec<String> = instance
                 .params
                 .iter()
-                .map(|(k, v)| format!("  {}: {v},", kf::params::editor::render_key(k)))
+                .map(|(k, v)| format!("  {}: {v},", kf::params::value::render_key(k)))
                 .collect();
             println!(
                 "// params of component '{component}'\n{{\n{}\n}}\n",

@@ -2,7 +2,7 @@ use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 
 use kf::params::display;
-use kf::params::ops::{self, ParamTarget};
+use kf::workflow::params::{self as ops, ParamTarget};
 
 use super::{Context_, table};
 
@@ -105,7 +105,7 @@ pub fn run(ctx: &Context_, cmd: ParamCommand) -> Result<()> {
                     env: a.env,
                 },
                 &value,
-                kf::params::SetOptions {
+                ops::SetOptions {
                     as_string: a.as_string,
                     force: a.force,
                 },

@@ -245,7 +245,7 @@ pub fn run_pkg(ctx: &Context_, cmd: PkgCommand) -> Result<()> {
                 "LIBRARY NAME:\n{name}\n\nDESCRIPTION:\n{}\n\nPROTOTYPES:",
                 pkg.description
             );
-            for p in pkg.prototypes()? {
+            for p in kf::prototype::of_package(&pkg)? {
                 println!("  {}  {}", p.name, p.short_description);
             }
         }

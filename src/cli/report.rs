@@ -12,6 +12,8 @@ use serde::Serialize;
 
 use kf::cluster::client::humantime;
 use kf::cluster::events::{Event, Phase, Reporter};
+use kf::cluster::outcome::{Action, DryRun, Outcome};
+use kf::cluster::prune::Deleted;
 
 use super::stdout;
 
@@ -168,13 +170,13 @@ impl Reporter for Printer {
                 format!("namespace/{name} created{}", dry_run.suffix())
             }
             Event::WillPrune(f) => format!("{} will be pruned: no longer in the render", f.id()),
-            Event::Applied(o, dry_run) => o.line(dry_run),
+            Event::Applied(o, dry_run) => applied_line(o, dry_run),
             Event::PruneSkipped => "prune skipped: some objects failed to apply".into(),
             Event::Removed {
                 deleted,
                 verb,
                 dry_run,
-            } => deleted.line(verb, dry_run),
+            } => removed_line(deleted, verb, dry_run),
             Event::LeftAlone { id, why } => format!("{id} left alone: {why}"),
             Event::AlreadyGone { id } => format!("{id} already gone"),
             Event::BeingDeleted { id } => format!("{id} already being deleted"),
@@ -205,6 +207,36 @@ impl Reporter for Printer {
                 }
             }
         }
+    }
+}
+
+/// `deployment.apps/web -n prod configured (dry run)`: one object's apply, as kubectl says it.
+pub fn applied_line(o: &Outcome, dry_run: DryRun) -> String {
+    let suffix = dry_run.suffix();
+    let ns = o
+        .namespace
+        .as_deref()
+        .map(|n| format!(" -n {n}"))
+        .unwrap_or_default();
+    match &o.result {
+        Ok(Action::Created) => format!("{}{ns} created{suffix}", o.id),
+        Ok(Action::Configured) => format!("{}{ns} configured{suffix}", o.id),
+        Ok(Action::Unchanged) => format!("{}{ns} unchanged{suffix}", o.id),
+        Ok(Action::Skipped(why)) => format!("{}{ns} skipped: {why}", o.id),
+        Err(e) => format!("{}{ns} failed: {e}", o.id),
+    }
+}
+
+/// One deletion; `verb` is "pruned" or "deleted", and a dry run says "would be pruned" /
+/// "would delete".
+pub fn removed_line(d: &Deleted, verb: &str, dry_run: DryRun) -> String {
+    let suffix = dry_run.suffix();
+    match &d.result {
+        Ok(true) if dry_run == DryRun::None => format!("{} {verb}", d.id),
+        Ok(true) if verb == "deleted" => format!("{} would delete{suffix}", d.id),
+        Ok(true) => format!("{} would be {verb}{suffix}", d.id),
+        Ok(false) => format!("{} already gone or replaced, left alone", d.id),
+        Err(e) => format!("{} failed: {e}", d.id),
     }
 }
 

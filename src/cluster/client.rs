@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::redact::{kube_error, redact, root_cause, server_message};
 use super::select::Endpoint;
+use super::version::MinorVersion;
 
 /// The longest kf waits on a server's Retry-After.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
@@ -73,6 +74,8 @@ pub enum Failure {
     Deadline(String),
 }
 
+impl std::error::Error for Failure {}
+
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -92,6 +95,21 @@ impl std::fmt::Display for Failure {
 struct Attempt {
     failure: Failure,
     retry_after: Option<Duration>,
+}
+
+impl From<Failure> for Attempt {
+    /// A failed attempt whose reply named no Retry-After.
+    fn from(failure: Failure) -> Attempt {
+        Attempt {
+            failure,
+            retry_after: None,
+        }
+    }
+}
+
+/// An attempt that had no reply within `limit`.
+fn no_reply(what: &str, limit: Duration) -> Failure {
+    Failure::Transport(format!("{what}: no reply within {}", humantime(limit)))
 }
 
 fn retryable(a: &Attempt) -> bool {
@@ -154,7 +172,7 @@ pub struct Cluster {
     /// Where requests go, to name it when they cannot get there.
     endpoint: Endpoint,
     /// The server's version, once read.
-    version: Option<super::version::MinorVersion>,
+    version: Option<MinorVersion>,
 }
 
 impl Cluster {
@@ -170,13 +188,20 @@ impl Cluster {
         }
     }
 
-    /// Remember the server's version (see [`super::version::of_server`]).
-    pub fn with_version(mut self, version: Option<super::version::MinorVersion>) -> Self {
+    /// The server's version (`/version`'s gitVersion), if it says.
+    pub async fn server_version(&self) -> Option<(MinorVersion, String)> {
+        let reply = self.get("/version").await.ok()?;
+        let git = reply.body["gitVersion"].as_str()?.to_string();
+        Some((MinorVersion::parse(&git)?, git))
+    }
+
+    /// Remember the server's version (see [`Cluster::server_version`]).
+    pub fn with_version(mut self, version: Option<MinorVersion>) -> Self {
         self.version = version;
         self
     }
 
-    pub fn version(&self) -> Option<super::version::MinorVersion> {
+    pub fn version(&self) -> Option<MinorVersion> {
         self.version
     }
 
@@ -252,10 +277,7 @@ impl Cluster {
         content_type: Option<&str>,
         body: &[u8],
     ) -> Result<Reply, Attempt> {
-        let transport = |e: String| Attempt {
-            failure: Failure::Transport(e),
-            retry_after: None,
-        };
+        let transport = |e: String| Attempt::from(Failure::Transport(e));
         let mut req = Request::builder().method(method.clone()).uri(path);
         if let Some(ct) = content_type {
             req = req.header(http::header::CONTENT_TYPE, ct);
@@ -293,14 +315,11 @@ impl Cluster {
             // says nothing about the object: an error, never "unchanged".
             return match parsed {
                 Ok(body @ Value::Object(_)) => Ok(Reply { status, body }),
-                _ => Err(Attempt {
-                    failure: Failure::BadReply(format!(
-                        "{method} {path}: the server answered {} with a body that is not a JSON object ({:?}); is a proxy in the way?",
-                        status.as_u16(),
-                        snippet(&bytes)
-                    )),
-                    retry_after: None,
-                }),
+                _ => Err(Attempt::from(Failure::BadReply(format!(
+                    "{method} {path}: the server answered {} with a body that is not a JSON object ({:?}); is a proxy in the way?",
+                    status.as_u16(),
+                    snippet(&bytes)
+                )))),
             };
         }
         let body = parsed.unwrap_or_else(
@@ -322,27 +341,19 @@ impl Cluster {
     ) -> Result<Reply, Attempt> {
         let limit = match self.remaining() {
             Some(left) if left.is_zero() => {
-                return Err(Attempt {
-                    failure: Failure::Deadline(self.deadline_message(&format!("{method} {path}"))),
-                    retry_after: None,
-                });
+                return Err(Attempt::from(Failure::Deadline(
+                    self.deadline_message(&format!("{method} {path}")),
+                )));
             }
             Some(left) => self.retry.request_timeout.min(left),
             None => self.retry.request_timeout,
         };
         match tokio::time::timeout(limit, self.once(method, path, content_type, body)).await {
             Ok(r) => r,
-            Err(_) if self.remaining().is_some_and(|l| l.is_zero()) => Err(Attempt {
-                failure: Failure::Deadline(self.deadline_message(&format!("{method} {path}"))),
-                retry_after: None,
-            }),
-            Err(_) => Err(Attempt {
-                failure: Failure::Transport(format!(
-                    "{method} {path}: no reply within {}",
-                    humantime(limit)
-                )),
-                retry_after: None,
-            }),
+            Err(_) if self.remaining().is_some_and(|l| l.is_zero()) => Err(Attempt::from(
+                Failure::Deadline(self.deadline_message(&format!("{method} {path}"))),
+            )),
+            Err(_) => Err(Attempt::from(no_reply(&format!("{method} {path}"), limit))),
         }
     }
 
@@ -372,32 +383,23 @@ impl Cluster {
                 Ok(Err(kube::Error::Api(status))) => {
                     let code = StatusCode::from_u16(status.code)
                         .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-                    Err(Attempt {
-                        failure: Failure::Status(Reply {
-                            status: code,
-                            body: serde_json::json!({"message": format!("{what}: {}", status.message)}),
-                        }),
-                        retry_after: None,
-                    })
+                    Err(Attempt::from(Failure::Status(Reply {
+                        status: code,
+                        body: serde_json::json!({"message": format!("{what}: {}", status.message)}),
+                    })))
                 }
                 Ok(Err(e @ (kube::Error::HyperError(_) | kube::Error::Service(_)))) => {
-                    Err(Attempt {
-                        failure: Failure::Transport(format!("{what}: {}", self.unreachable(&e))),
-                        retry_after: None,
-                    })
+                    Err(Attempt::from(Failure::Transport(format!(
+                        "{what}: {}",
+                        self.unreachable(&e)
+                    ))))
                 }
                 // A reply kube could not read: asking again gets the same.
-                Ok(Err(e)) => Err(Attempt {
-                    failure: Failure::BadReply(format!("{what}: {}", kube_error(&e))),
-                    retry_after: None,
-                }),
-                Err(_) => Err(Attempt {
-                    failure: Failure::Transport(format!(
-                        "{what}: no reply within {}",
-                        humantime(limit)
-                    )),
-                    retry_after: None,
-                }),
+                Ok(Err(e)) => Err(Attempt::from(Failure::BadReply(format!(
+                    "{what}: {}",
+                    kube_error(&e)
+                )))),
+                Err(_) => Err(Attempt::from(no_reply(what, limit))),
             }
         })
         .await

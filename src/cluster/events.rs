@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use super::apply::{DryRun, Outcome};
+use super::outcome::{DryRun, Outcome};
 use super::prune::{Deleted, Found};
 use super::status::State;
 

@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::apply::Item;
 use super::client::Cluster;
 use super::events::Reporter;
+use super::item::Item;
 use super::resources::Resources;
 use super::version::MinorVersion;
 use crate::validate::{Finding, Validator};

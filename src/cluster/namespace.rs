@@ -5,8 +5,8 @@ use http::{Method, StatusCode};
 use serde_json::json;
 
 use super::ClusterError;
-use super::apply::DryRun;
 use super::client::{Cluster, Failure};
+use super::outcome::DryRun;
 
 /// What [`ensure`] found or did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,13 +39,16 @@ pub async fn ensure(
         }
         Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => {}
         Err(e) => {
-            return Err(ClusterError::Api(format!("checking namespace {name}: {e}")));
+            return Err(ClusterError::NamespaceCheck {
+                name: name.to_string(),
+                source: e,
+            });
         }
     }
     if !create {
-        return Err(ClusterError::Api(format!(
-            "namespace {name} does not exist on the cluster; create it (`kubectl create namespace {name}`), pass --create-namespace, or render it (`kf generate namespace {name} --name={name}`)"
-        )));
+        return Err(ClusterError::NoNamespace {
+            name: name.to_string(),
+        });
     }
     if dry_run != DryRun::None {
         return Ok(Namespace::Created);
@@ -63,6 +66,9 @@ pub async fn ensure(
         .or_else(|e| match e {
             // Made by someone else meanwhile.
             Failure::Status(r) if r.status == StatusCode::CONFLICT => Ok(Namespace::Ready),
-            e => Err(ClusterError::Api(format!("creating namespace {name}: {e}"))),
+            e => Err(ClusterError::NamespaceCreate {
+                name: name.to_string(),
+                source: e,
+            }),
         })
 }

@@ -117,35 +117,63 @@ impl Owner {
     }
 
     /// `Ok(uid)` when kf applied `live` for this app and environment and may delete it
-    /// (with that UID as the precondition); else why not, in a few words.
-    pub fn deletable(&self, live: &Value) -> Result<String, String> {
+    /// (with that UID as the precondition); else why not.
+    pub fn deletable(&self, live: &Value) -> Result<String, NotDeletable> {
         match self.claim(live) {
             Claim::Ours => {}
             Claim::Unlabelled => {
-                return Err(format!(
-                    "not applied by kf for app '{}', environment '{}' (no kf labels)",
-                    self.app, self.env
-                ));
+                return Err(NotDeletable::Unlabelled {
+                    app: self.app.clone(),
+                    env: self.env.clone(),
+                });
             }
             Claim::OtherKf { app, env } => {
-                return Err(format!(
-                    "it belongs to kf app '{app}', environment '{env}', not app '{}', environment '{}'",
-                    self.app, self.env
-                ));
+                return Err(NotDeletable::OtherKf {
+                    app,
+                    env,
+                    our_app: self.app.clone(),
+                    our_env: self.env.clone(),
+                });
             }
-            Claim::OtherApp { app, id } => return Err(self.other_app(&app, &id)),
+            Claim::OtherApp { app, id } => {
+                return Err(NotDeletable::OtherApp(self.other_app(&app, &id)));
+            }
         }
         if !self.applied(live) {
-            return Err(format!(
-                "kf's field manager '{}' never applied it (managedFields); apply it once with this kf, or pass the --field-manager it was applied with",
-                self.field_manager
-            ));
+            return Err(NotDeletable::NeverApplied {
+                field_manager: self.field_manager.clone(),
+            });
         }
         match live["metadata"]["uid"].as_str() {
             Some(uid) if !uid.is_empty() => Ok(uid.to_string()),
-            _ => Err("the server gave no UID to make the deletion conditional on".into()),
+            _ => Err(NotDeletable::NoUid),
         }
     }
+}
+
+/// Why kf leaves a live object alone instead of deleting it, in a few words.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NotDeletable {
+    #[error("not applied by kf for app '{app}', environment '{env}' (no kf labels)")]
+    Unlabelled { app: String, env: String },
+    #[error(
+        "it belongs to kf app '{app}', environment '{env}', not app '{our_app}', environment '{our_env}'"
+    )]
+    OtherKf {
+        app: String,
+        env: String,
+        our_app: String,
+        our_env: String,
+    },
+    /// Another app of the same name ([`Owner::other_app`] says which).
+    #[error("{0}")]
+    OtherApp(String),
+    #[error(
+        "kf's field manager '{field_manager}' never applied it (managedFields); apply it once with this kf, or pass the --field-manager it was applied with"
+    )]
+    NeverApplied { field_manager: String },
+    #[error("the server gave no UID to make the deletion conditional on")]
+    NoUid,
 }
 
 #[cfg(test)]
@@ -189,12 +217,14 @@ mod tests {
             owner()
                 .deletable(&live(ours.clone(), "kubectl"))
                 .unwrap_err()
+                .to_string()
                 .contains("never applied it")
         );
         assert!(
             owner()
                 .deletable(&live(json!({}), "kf-app-prod"))
                 .unwrap_err()
+                .to_string()
                 .contains("no kf labels")
         );
         let other = json!({"app.kubernetes.io/managed-by": "kf", "kf.dev/app": "app", "kf.dev/environment": "dev"});
@@ -205,10 +235,13 @@ mod tests {
                 env: "dev".into()
             }
         );
-        assert!(owner().deletable(&live(other, "kf-app-prod")).is_err());
+        assert!(matches!(
+            owner().deletable(&live(other, "kf-app-prod")),
+            Err(NotDeletable::OtherKf { .. })
+        ));
         let mut no_uid = live(ours, "kf-app-prod");
         no_uid["metadata"].as_object_mut().map(|m| m.remove("uid"));
-        assert!(owner().deletable(&no_uid).is_err());
+        assert_eq!(owner().deletable(&no_uid), Err(NotDeletable::NoUid));
     }
 
     #[test]
@@ -230,9 +263,16 @@ mod tests {
         assert!(
             b.deletable(&of_a)
                 .unwrap_err()
+                .to_string()
                 .contains("another kf app named 'ks_app'")
         );
-        assert!(legacy.deletable(&of_a).unwrap_err().contains("kf upgrade"));
+        assert!(
+            legacy
+                .deletable(&of_a)
+                .unwrap_err()
+                .to_string()
+                .contains("kf upgrade")
+        );
         // Objects applied before ids are the app's, whichever id it has now.
         let old = live(labels(None), "kf-ks_app-default");
         assert_eq!(a.claim(&old), Claim::Ours);

@@ -16,10 +16,11 @@ use futures::StreamExt;
 use http::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::apply::{DryRun, tier};
 use super::client::{Cluster, Failure};
+use super::outcome::DryRun;
 use super::ownership::Owner;
 use super::resources::{Resource, Resources};
+use super::tier::tier;
 use super::{ClusterError, labels};
 
 /// An object found on the cluster.
@@ -64,18 +65,6 @@ impl Found {
         };
         tier(&api_version, &self.resource.api.kind)
     }
-}
-
-/// Percent-encoding for a query parameter value.
-pub fn encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 fn never_prune(obj: &Value) -> bool {
@@ -160,7 +149,7 @@ pub async fn candidates(
     owner: &Owner,
     scope: &Scope,
 ) -> Result<Candidates, ClusterError> {
-    let selector = encode(&labels::selector(&owner.app, &owner.env));
+    let selector = super::query::encode(&labels::selector(&owner.app, &owner.env));
     let selector = selector.as_str();
     let namespace = scope.namespace.as_str();
     let lists: Vec<(Resource, Result<Value, Failure>)> =
@@ -194,10 +183,10 @@ pub async fn candidates(
                 continue;
             }
             Err(e) => {
-                return Err(ClusterError::Api(format!(
-                    "listing {} for prune: {e}; nothing was pruned",
-                    res.kind_name()
-                )));
+                return Err(ClusterError::PruneList {
+                    kind: res.kind_name(),
+                    source: e,
+                });
             }
         };
         for obj in list["items"].as_array().into_iter().flatten() {
@@ -250,20 +239,6 @@ pub struct Deleted {
     pub name: String,
     pub namespace: Option<String>,
     pub result: Result<bool, String>,
-}
-
-impl Deleted {
-    /// `verb` is "pruned" or "deleted"; a dry run says "would be pruned" / "would delete".
-    pub fn line(&self, verb: &str, dry_run: DryRun) -> String {
-        let suffix = dry_run.suffix();
-        match &self.result {
-            Ok(true) if dry_run == DryRun::None => format!("{} {verb}", self.id),
-            Ok(true) if verb == "deleted" => format!("{} would delete{suffix}", self.id),
-            Ok(true) => format!("{} would be {verb}{suffix}", self.id),
-            Ok(false) => format!("{} already gone or replaced, left alone", self.id),
-            Err(e) => format!("{} failed: {e}", self.id),
-        }
-    }
 }
 
 async fn delete_one(cluster: &Cluster, f: Found, dry_run: DryRun) -> Deleted {

@@ -68,9 +68,7 @@ impl Resources {
             Ok(d) if d.groups().next().is_some() => return Ok(Resources { discovery: d }),
             // A server kf cannot reach will not answer the classic walk either.
             Err(e @ (Failure::Transport(_) | Failure::Deadline(_))) => {
-                return Err(ClusterError::Api(format!(
-                    "{e}; check the server is up and the credentials may list API groups"
-                )));
+                return Err(ClusterError::Discovery { source: e });
             }
             _ => {}
         }
@@ -93,9 +91,7 @@ impl Resources {
                     continue;
                 }
                 Err(e) => {
-                    return Err(ClusterError::Api(format!(
-                        "{e}; check the server is up and the credentials may list API groups"
-                    )));
+                    return Err(ClusterError::Discovery { source: e });
                 }
             }
         }

@@ -61,10 +61,10 @@ pub fn choose_context(
         |name: &str| context_server(kc, name).is_some_and(|s| normalize_server(&s) == wanted);
     if let Some(name) = flag {
         if !kc.contexts.iter().any(|c| c.name == name) {
-            return Err(ClusterError::Config(format!(
-                "no context '{name}' in the kubeconfig{}",
-                crate::suggest::hint(name, kc.contexts.iter().map(|c| c.name.as_str()))
-            )));
+            return Err(ClusterError::UnknownContext {
+                name: name.to_string(),
+                hint: crate::suggest::hint(name, kc.contexts.iter().map(|c| c.name.as_str())),
+            });
         }
         if !points_at_env(name) {
             return Err(ClusterError::WrongCluster {
@@ -105,12 +105,11 @@ pub fn choose_context(
                 .collect::<Vec<_>>()
                 .join(", "),
         }),
-        many => Err(ClusterError::Config(format!(
-            "several kubeconfig contexts point at {} (environment '{}'): {}; pick one with --context",
-            env.server,
-            env.name,
-            many.join(", ")
-        ))),
+        many => Err(ClusterError::SeveralContexts {
+            server: env.server.clone(),
+            env: env.name.clone(),
+            contexts: many.join(", "),
+        }),
     }
 }
 
@@ -138,16 +137,20 @@ fn trim_token_file(config: &mut kube::Config) -> Result<(), ClusterError> {
         return Ok(());
     };
     let token =
-        crate::sandbox::read_named(std::path::Path::new(&file), 64 * 1024).map_err(|e| {
-            ClusterError::Config(format!(
-                "cannot read the token file {file} named by the kubeconfig: {e}"
-            ))
+        crate::sandbox::read_named(std::path::Path::new(&file), 64 * 1024).map_err(|source| {
+            ClusterError::TokenFile {
+                file: file.clone(),
+                source,
+            }
         })?;
     // AuthInfo's token is a secret type kf has no other use for; build it the way a
     // kubeconfig would spell it.
     let parsed: kube::config::AuthInfo =
         serde_json::from_value(serde_json::json!({ "token": token.trim() })).map_err(|e| {
-            ClusterError::Config(format!("token file {file}: {}", redact(&e.to_string())))
+            ClusterError::BadToken {
+                file: file.clone(),
+                why: redact(&e.to_string()),
+            }
         })?;
     config.auth_info.token = parsed.token;
     config.auth_info.token_file = None;
@@ -169,11 +172,8 @@ fn in_cluster(env: &Environment) -> Result<Option<kube::Config>, ClusterError> {
     if std::env::var_os("KUBERNETES_SERVICE_HOST").is_none() {
         return Ok(None);
     }
-    let config = kube::Config::incluster().map_err(|e| {
-        ClusterError::Config(format!(
-            "no kubeconfig, and the in-cluster config (KUBERNETES_SERVICE_HOST and the service account token) cannot be used: {}; pass --kubeconfig",
-            kube_error(&e)
-        ))
+    let config = kube::Config::incluster().map_err(|e| ClusterError::InCluster {
+        why: kube_error(&e),
     })?;
     let url = config.cluster_url.to_string();
     let wanted = normalize_server(&env.server);
@@ -210,23 +210,18 @@ pub async fn connect(
         tune(&mut config, request_timeout);
         trim_token_file(&mut config)?;
         let endpoint = Endpoint::of(&config, "in-cluster");
-        let client = kube::Client::try_from(config)
-            .map_err(|e| ClusterError::Config(format!("in-cluster config: {}", kube_error(&e))))?;
+        let client = kube::Client::try_from(config).map_err(|e| ClusterError::InClusterClient {
+            why: kube_error(&e),
+        })?;
         return Ok((client, endpoint));
     }
     let kc = match &options.kubeconfig {
-        Some(path) => Kubeconfig::read_from(path).map_err(|e| {
-            ClusterError::Config(format!(
-                "cannot read kubeconfig {}: {}",
-                path.display(),
-                redact(&e.to_string())
-            ))
+        Some(path) => Kubeconfig::read_from(path).map_err(|e| ClusterError::Kubeconfig {
+            path: path.clone(),
+            why: redact(&e.to_string()),
         })?,
-        None => Kubeconfig::read().map_err(|e| {
-            ClusterError::Config(format!(
-                "cannot read a kubeconfig (KUBECONFIG or ~/.kube/config): {}; pass --kubeconfig",
-                redact(&e.to_string())
-            ))
+        None => Kubeconfig::read().map_err(|e| ClusterError::NoKubeconfig {
+            why: redact(&e.to_string()),
         })?,
     };
     let context = choose_context(&kc, env, options.context.as_deref())?;
@@ -239,12 +234,17 @@ pub async fn connect(
         },
     )
     .await
-    .map_err(|e| ClusterError::Config(format!("context '{context}': {}", kube_error(&e))))?;
+    .map_err(|e| ClusterError::Context {
+        context: context.clone(),
+        why: kube_error(&e),
+    })?;
     tune(&mut config, request_timeout);
     trim_token_file(&mut config)?;
     let endpoint = Endpoint::of(&config, &context);
-    let client = kube::Client::try_from(config)
-        .map_err(|e| ClusterError::Config(format!("context '{context}': {}", kube_error(&e))))?;
+    let client = kube::Client::try_from(config).map_err(|e| ClusterError::Context {
+        context: context.clone(),
+        why: kube_error(&e),
+    })?;
     Ok((client, endpoint))
 }
 

@@ -2,8 +2,6 @@
 //! renders and validates for another API than the cluster serves, and to know what the
 //! server supports (strict field validation came in 1.25).
 
-use super::client::Cluster;
-
 /// A Kubernetes `major.minor`, as `/version` or a `k8sVersion` gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct MinorVersion {
@@ -27,13 +25,6 @@ impl std::fmt::Display for MinorVersion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}.{}", self.major, self.minor)
     }
-}
-
-/// The server's version (`/version`'s gitVersion), if it says.
-pub async fn of_server(cluster: &Cluster) -> Option<(MinorVersion, String)> {
-    let reply = cluster.get("/version").await.ok()?;
-    let git = reply.body["gitVersion"].as_str()?.to_string();
-    Some((MinorVersion::parse(&git)?, git))
 }
 
 /// A warning when the env's `k8sVersion` is more than one minor away from the server's.

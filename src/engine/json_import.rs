@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, HashSet};
 use jrsonnet_lexer::{Lexeme, SyntaxKind};
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::params::lexer;
+use super::lexer;
 
 /// Whether `std.parseJson(text)` gives the value that evaluating `text` as Jsonnet gives:
 /// `text` is strict JSON (no comments or trailing commas, numbers in range, nesting within

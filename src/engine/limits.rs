@@ -20,14 +20,22 @@ pub const MAX_STRING_BYTES: usize = 256 * 1024 * 1024;
 
 /// Why a source is refused before parsing. Bytes, not text: the resolver checks every
 /// file it loads, `importstr` data included, before knowing whether it is UTF-8.
-pub fn check_nesting(text: &[u8]) -> std::result::Result<(), String> {
+pub fn check_nesting(text: &[u8]) -> std::result::Result<(), TooDeep> {
     let (depth, line) = max_nesting(text);
     if depth > MAX_NESTING {
-        return Err(format!(
-            "line {line}: nested {depth} levels deep; kf parses at most {MAX_NESTING} levels (brackets, `local`, `if` and `function` chains); flatten it or split it into files"
-        ));
+        return Err(TooDeep { line, depth });
     }
     Ok(())
+}
+
+/// A source nested deeper than kf parses.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "line {line}: nested {depth} levels deep; kf parses at most {MAX_NESTING} levels (brackets, `local`, `if` and `function` chains); flatten it or split it into files"
+)]
+pub struct TooDeep {
+    pub line: usize,
+    pub depth: usize,
 }
 
 /// Where `end` (one of a comment's, string's or text block's closing bytes) or a newline
@@ -212,9 +220,17 @@ mod tests {
         assert_eq!(max_nesting(b"// [[[[\n# {{{{\n/* (((( */ 1").0, 0);
         assert_eq!(max_nesting(br#""\"[[[" @"\" [ '\'{{' ["#).0, 2);
         let deep = format!("{}{}", "[".repeat(3000), "]".repeat(3000));
+        assert_eq!(
+            check_nesting(deep.as_bytes()),
+            Err(TooDeep {
+                line: 1,
+                depth: 3000
+            })
+        );
         assert!(
             check_nesting(deep.as_bytes())
                 .unwrap_err()
+                .to_string()
                 .contains("3000 levels")
         );
         let ifs = "if true then ".repeat(3000) + "1" + &" else 0".repeat(3000);

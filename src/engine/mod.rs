@@ -5,6 +5,7 @@
 //! dies on the thread that made it.
 
 pub mod json_import;
+pub mod lexer;
 pub mod limits;
 pub mod memory;
 mod resolver;

@@ -18,6 +18,7 @@ pub mod shape;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+pub use model::SpecError;
 pub use names::format_kind;
 
 /// The specs kf carries, oldest first, for apps without one of their own: v1.10.3's
@@ -38,10 +39,10 @@ pub const CURRENT_VERSION: &str = "v1.33.0";
 /// its library offers no API that version lacks (v1.20 gets v1.10.3's, v1.34 v1.33.0's);
 /// the oldest for a version older than all of them. Returns its index in [`CARRIED`].
 pub fn carried_for(k8s_version: &str) -> usize {
-    let wanted = crate::app::spec::version_triple(k8s_version);
+    let wanted = crate::k8s_version::version_triple(k8s_version);
     CARRIED
         .iter()
-        .rposition(|(v, _)| crate::app::spec::version_triple(v) <= wanted)
+        .rposition(|(v, _)| crate::k8s_version::version_triple(v) <= wanted)
         .unwrap_or(0)
 }
 
@@ -49,7 +50,7 @@ pub fn carried_for(k8s_version: &str) -> usize {
 /// [`constructors::TODAY_SINCE`]): ksonnet-lib's shape without the bugs of ksonnet-lib
 /// that the API server would see, and without the APIs ksonnet-era code calls.
 pub fn is_todays(k8s_version: &str) -> bool {
-    crate::app::spec::version_triple(k8s_version) >= constructors::TODAY_SINCE
+    crate::k8s_version::version_triple(k8s_version) >= constructors::TODAY_SINCE
 }
 
 /// Bumped when the generated files change shape, so that cached copies are remade.
@@ -83,7 +84,7 @@ fn checksum(spec: &Value, bytes: Option<&[u8]>) -> String {
 pub(crate) use crate::signing::hex;
 
 /// Generate the library from a parsed spec (`bytes`, when given, are its file's bytes).
-pub fn generate_from(spec: &Value, bytes: Option<&[u8]>) -> Result<Generated, String> {
+pub fn generate_from(spec: &Value, bytes: Option<&[u8]>) -> Result<Generated, SpecError> {
     let _generating = crate::engine::watchdog::Evaluating::generating(|| {
         "ksonnet-lib generated from the API spec".to_string()
     });
@@ -93,15 +94,14 @@ pub fn generate_from(spec: &Value, bytes: Option<&[u8]>) -> Result<Generated, St
     })
 }
 
-pub fn generate(spec: &Value) -> Result<Generated, String> {
+pub fn generate(spec: &Value) -> Result<Generated, SpecError> {
     generate_from(spec, None)
 }
 
 /// The files of an env's `lib/ksonnet-lib/<version>/` folder, generated from the spec
 /// `bytes` (one of [`CARRIED`], or the app's own), the spec among them.
-pub fn lib_files(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
-    let spec: Value = serde_json::from_slice(bytes)
-        .map_err(|e| format!("the API spec is not valid JSON: {e}"))?;
+pub fn lib_files(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, SpecError> {
+    let spec: Value = serde_json::from_slice(bytes).map_err(SpecError::NotJson)?;
     let g = generate_from(&spec, Some(bytes))?;
     let mut files: Vec<(String, Vec<u8>)> = g
         .files
@@ -139,13 +139,13 @@ pub enum CacheError {
     Dir(#[from] crate::userdir::UserDirError),
     #[error(transparent)]
     Read(#[from] crate::sandbox::ReadError),
-    #[error("{0}")]
-    Generate(String),
+    #[error(transparent)]
+    Generate(#[from] SpecError),
     #[error("cannot write kf's ksonnet-lib cache {path}: {source}")]
     Write {
         path: std::path::PathBuf,
         #[source]
-        source: crate::app::WriteError,
+        source: crate::atomic::WriteError,
     },
     #[error(
         "{path} is not a library kf generated for this user ({why}); remove it and kf generates it again"
@@ -184,7 +184,7 @@ pub fn lib_dir(
     let root = crate::userdir::cache_dir()?.join("ksonnet-lib");
     crate::userdir::make_private(&root).map_err(|why| CacheError::Untrusted {
         path: root.clone(),
-        why,
+        why: why.to_string(),
     })?;
     let carried = carried_for(k8s_version);
     let dir = root.join(cache_name(swagger.as_deref(), carried));
@@ -199,11 +199,11 @@ pub fn lib_dir(
             None => format!("ksonnet-lib from kf's own {} API spec", CARRIED[carried].0),
         }
     });
-    let mut files = lib_files(bytes).map_err(CacheError::Generate)?;
+    let mut files = lib_files(bytes)?;
     let key = crate::userdir::secret()?;
     let manifest = cache_manifest::write(&dir, &files, &key);
     files.push((cache_manifest::FILE.to_string(), manifest.into_bytes()));
-    let mut set = crate::app::FileSet::new(&root);
+    let mut set = crate::atomic::FileSet::new(&root);
     set.write_dir(&dir, files);
     match set.commit() {
         Ok(()) => verified(&dir),
@@ -220,7 +220,7 @@ fn verified(dir: &std::path::Path) -> Result<LibraryDir, CacheError> {
         path: dir.to_path_buf(),
         why,
     };
-    crate::userdir::check_private(dir).map_err(untrusted)?;
+    crate::userdir::check_private(dir).map_err(|why| untrusted(why.to_string()))?;
     let key = crate::userdir::secret()?;
     let text = crate::sandbox::read_regular_text(
         &dir.join(cache_manifest::FILE),

@@ -99,17 +99,38 @@ pub struct ApiSpec {
     pub definitions: BTreeMap<String, Definition>,
 }
 
+/// Why a spec is no Kubernetes API spec kf can make a library of.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    #[error("the API spec is not valid JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    #[error("the spec has no `definitions`: is it a Kubernetes swagger 2.0 spec?")]
+    NoDefinitions,
+    #[error("the spec has no info.version: is it a Kubernetes swagger 2.0 spec?")]
+    NoVersion,
+    #[error("the spec's info.version {0:?} is not a version")]
+    BadVersion(String),
+    #[error(
+        "the spec has a {what} of {len} bytes ({head:?}…); kf reads names of at most {MAX_NAME_LEN} bytes, and Kubernetes names are far shorter: use the swagger.json the API server serves (/openapi/v2)"
+    )]
+    LongName {
+        what: String,
+        len: usize,
+        head: String,
+    },
+}
+
 impl ApiSpec {
-    pub fn from_swagger(spec: &Value) -> Result<ApiSpec, String> {
+    pub fn from_swagger(spec: &Value) -> Result<ApiSpec, SpecError> {
         let raw_defs = spec
             .get("definitions")
             .and_then(Value::as_object)
-            .ok_or("the spec has no `definitions`: is it a Kubernetes swagger 2.0 spec?")?;
+            .ok_or(SpecError::NoDefinitions)?;
         let version = spec["info"]["version"]
             .as_str()
-            .ok_or("the spec has no info.version: is it a Kubernetes swagger 2.0 spec?")?;
-        let kubernetes_version = semver_of(version)
-            .ok_or_else(|| format!("the spec's info.version {version:?} is not a version"))?;
+            .ok_or(SpecError::NoVersion)?;
+        let kubernetes_version =
+            semver_of(version).ok_or_else(|| SpecError::BadVersion(version.to_string()))?;
         let components = components(spec)?;
         let mut definitions = BTreeMap::new();
         for (id, schema) in raw_defs {
@@ -210,15 +231,15 @@ fn semver_of(version: &str) -> Option<String> {
 }
 
 /// A name the spec gives, refused when it is longer than any Kubernetes name can be.
-fn check_name(what: &str, name: &str) -> Result<(), String> {
+fn check_name(what: &str, name: &str) -> Result<(), SpecError> {
     if name.len() <= MAX_NAME_LEN {
         return Ok(());
     }
-    let head: String = name.chars().take(40).collect();
-    Err(format!(
-        "the spec has a {what} of {} bytes ({head:?}…); kf reads names of at most {MAX_NAME_LEN} bytes, and Kubernetes names are far shorter: use the swagger.json the API server serves (/openapi/v2)",
-        name.len()
-    ))
+    Err(SpecError::LongName {
+        what: what.to_string(),
+        len: name.len(),
+        head: name.chars().take(40).collect(),
+    })
 }
 
 fn ref_of(schema: &Value) -> Option<&str> {
@@ -229,7 +250,7 @@ fn ref_of(schema: &Value) -> Option<&str> {
 /// operation's group/version/kind. Paths are visited in order and the last operation
 /// wins (ksonnet-lib visits them in Go's random map order, which only matters for the
 /// `Patch` body every kind shares).
-fn components(spec: &Value) -> Result<BTreeMap<String, (String, String, String)>, String> {
+fn components(spec: &Value) -> Result<BTreeMap<String, (String, String, String)>, SpecError> {
     let mut out = BTreeMap::new();
     let Some(paths) = spec.get("paths").and_then(Value::as_object) else {
         return Ok(out);
@@ -279,7 +300,7 @@ fn properties(
     defs: &serde_json::Map<String, Value>,
     id: &str,
     schema: &Value,
-) -> Result<Vec<Property>, String> {
+) -> Result<Vec<Property>, SpecError> {
     let required: BTreeSet<&str> = schema["required"]
         .as_array()
         .into_iter()

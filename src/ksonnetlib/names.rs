@@ -28,7 +28,7 @@ const KEYWORDS: &[&str] = &[
 /// Words Jsonnet reserves (ksonnet-lib's list and the two it handles otherwise): a field
 /// with such a name must be written quoted.
 fn is_reserved(s: &str) -> bool {
-    crate::params::lexer::is_keyword(s)
+    crate::engine::lexer::is_keyword(s)
 }
 
 /// Acronym runs lowered but for their first letter: `clusterIP` → `clusterIp`,

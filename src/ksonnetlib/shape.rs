@@ -27,8 +27,17 @@ pub struct Library<'a> {
 /// and `__hidden` is the hook a test adds to reach ksonnet's `local hidden`.
 const UNSTABLE: &[&str] = &["k.meta", "k.__hidden"];
 
+/// A field of the library whose fields could not be listed.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct WalkError {
+    /// `k.apps.v1.deployment`
+    pub path: String,
+    pub message: String,
+}
+
 /// `path` → description, for every field of the library.
-pub fn walk(lib: &Library) -> Result<BTreeMap<String, String>, String> {
+pub fn walk(lib: &Library) -> Result<BTreeMap<String, String>, WalkError> {
     let engine = Engine::new(EngineOptions {
         display_root: lib.dir.to_path_buf(),
         search_paths: vec![lib.dir.to_path_buf()],
@@ -51,7 +60,10 @@ pub fn walk(lib: &Library) -> Result<BTreeMap<String, String>, String> {
             let fields = engine
                 .eval_snippet("walk.jsonnet", &format!("std.objectFieldsAll({object})"))
                 .and_then(|v| engine.to_json(&v))
-                .map_err(|e| format!("{joined}: {}", e.message))?;
+                .map_err(|e| WalkError {
+                    path: joined.clone(),
+                    message: e.message,
+                })?;
             for field in fields
                 .as_array()
                 .into_iter()

@@ -4,8 +4,9 @@
 //! kf changes only the text of the one field being set or removed: every other byte of the
 //! file stays as it was, including values that are Jsonnet expressions.
 
-use super::lexer::{LexError, is_keyword, line_of};
 use super::structure::{Document, Field, ObjectLit};
+use super::value::render_key;
+use crate::engine::lexer::{LexError, line_of};
 
 const INDENT: &str = "  ";
 
@@ -408,21 +409,6 @@ fn indentation(text: &str, at: usize) -> String {
         .chars()
         .take_while(|c| *c == ' ' || *c == '\t')
         .collect()
-}
-
-/// A field name as Jsonnet source: bare when it is an identifier, else double-quoted.
-pub fn render_key(key: &str) -> String {
-    let ident = key
-        .chars()
-        .next()
-        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
-        && key.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
-        && !is_keyword(key);
-    if ident {
-        key.to_string()
-    } else {
-        serde_json::to_string(key).unwrap_or_else(|_| format!("\"{key}\""))
-    }
 }
 
 fn separator(inherit: Inherit, nested: bool) -> &'static str {

@@ -17,7 +17,7 @@ use std::ops::Range;
 
 use serde_json::{Map, Value};
 
-use super::lexer::{Token, TokenKind, is_keyword, quoted_string, tokenize};
+use crate::engine::lexer::{Token, TokenKind, is_keyword, quoted_string, tokenize};
 
 /// Deeper nesting is left to the engine, which has its own stack limit.
 const MAX_DEPTH: usize = 128;

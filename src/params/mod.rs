@@ -1,15 +1,12 @@
-//! Params files: value typing, format-preserving edits, and the evaluated views that
-//! `param list` and `param diff` print.
+//! Params files as text: value typing and Jsonnet spelling, format-preserving edits,
+//! literals read without evaluation. The evaluated views are render's (`render::params`);
+//! the `param` commands are workflows (`workflow::params`).
 
-pub mod checked;
 pub mod editor;
-pub mod lexer;
 pub mod literal;
-pub mod ops;
 pub mod structure;
 pub mod value;
 
-pub use checked::SetOptions;
 pub use editor::{EditError, Inherit, ParamsFile, Root};
 pub use value::{NotOfType, ParamType, ValueError, display, parse_typed, parse_value, to_jsonnet};
 

@@ -1,7 +1,7 @@
 //! Object literals and their fields, found in a token stream with byte spans, so an edit can
 //! replace exactly one field's text and leave every other byte of the file alone.
 
-use super::lexer::{LexError, Token, TokenKind, line_of, string_value, tokenize};
+use crate::engine::lexer::{LexError, Token, TokenKind, line_of, string_value, tokenize};
 use crate::engine::limits::MAX_NESTING;
 
 #[derive(Debug, Clone)]

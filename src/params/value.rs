@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::engine::lexer::is_keyword;
+
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ValueError {
     #[error("a value is required (use --as-string with '' for an empty string)")]
@@ -278,7 +280,7 @@ pub fn to_jsonnet(value: &Value) -> String {
         Value::Object(map) => {
             let fields: Vec<String> = map
                 .iter()
-                .map(|(k, v)| format!("{}: {}", super::editor::render_key(k), to_jsonnet(v)))
+                .map(|(k, v)| format!("{}: {}", render_key(k), to_jsonnet(v)))
                 .collect();
             format!("{{ {} }}", fields.join(", "))
         }
@@ -307,7 +309,7 @@ pub fn display(value: &Value) -> String {
         Value::Object(map) if !map.is_empty() => {
             let fields: Vec<String> = map
                 .iter()
-                .map(|(k, v)| format!("{}: {}", super::editor::render_key(k), nested(v, 0)))
+                .map(|(k, v)| format!("{}: {}", render_key(k), nested(v, 0)))
                 .collect();
             format!("{{ {} }}", fields.join(", "))
         }
@@ -343,15 +345,29 @@ fn nested(value: &Value, level: usize) -> String {
         Value::Object(map) => laid_out(
             "{",
             "}",
-            map.iter().map(|(k, v)| {
-                format!("{}: {}", super::editor::render_key(k), nested(v, level + 1))
-            }),
+            map.iter()
+                .map(|(k, v)| format!("{}: {}", render_key(k), nested(v, level + 1))),
             level,
         ),
         Value::Array(items) => {
             laid_out("[", "]", items.iter().map(|v| nested(v, level + 1)), level)
         }
         other => other.to_string(),
+    }
+}
+
+/// A field name as Jsonnet source: bare when it is an identifier, else double-quoted.
+pub fn render_key(key: &str) -> String {
+    let ident = key
+        .chars()
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && key.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+        && !is_keyword(key);
+    if ident {
+        key.to_string()
+    } else {
+        serde_json::to_string(key).unwrap_or_else(|_| format!("\"{key}\""))
     }
 }
 

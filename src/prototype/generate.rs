@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 
 use super::{Catalog, Given, instantiate};
-use crate::app::{self, App, FileSet};
+use crate::app::{self, App};
+use crate::atomic::{self, FileSet};
 use crate::params::{Inherit, ParamsFile, Root};
 
 #[derive(Debug, thiserror::Error)]
@@ -23,7 +24,7 @@ pub enum ComponentWriteError {
     )]
     BrokenEdit { file: String, message: String },
     #[error(transparent)]
-    Write(#[from] app::WriteError),
+    Write(#[from] atomic::WriteError),
     #[error(transparent)]
     Registry(#[from] crate::registry::RegistryError),
 }
@@ -32,10 +33,10 @@ pub enum ComponentWriteError {
 /// level (`local` and `if` chains as well as brackets): deeper text is refused first.
 pub fn check_syntax(file: &str, code: &str) -> Result<(), ComponentWriteError> {
     let code = crate::params::split_bom(code).1;
-    crate::engine::limits::check_nesting(code.as_bytes()).map_err(|message| {
+    crate::engine::limits::check_nesting(code.as_bytes()).map_err(|e| {
         ComponentWriteError::BrokenEdit {
             file: file.to_string(),
-            message,
+            message: e.to_string(),
         }
     })?;
     let source = jrsonnet_ir::Source::new_virtual(file.into(), code.into());
@@ -55,7 +56,7 @@ fn params_block(params: &BTreeMap<String, String>) -> String {
     // Placeholder indentation; ParamsFile::set re-indents nested lines.
     let fields: Vec<String> = params
         .iter()
-        .map(|(k, v)| format!("{}: {v}", crate::params::editor::render_key(k)))
+        .map(|(k, v)| format!("{}: {v}", crate::params::value::render_key(k)))
         .collect();
     format!(
         "{{\n{}\n}}",

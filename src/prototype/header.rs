@@ -78,7 +78,7 @@ impl Prototype {
 
     /// Whether Kubernetes `k8s_version` serves its objects (see [`Prototype::kubernetes`]).
     pub fn served_by(&self, k8s_version: &str) -> bool {
-        use crate::app::spec::version_triple;
+        use crate::k8s_version::version_triple;
         self.kubernetes
             .as_ref()
             .is_none_or(|(oldest, _)| version_triple(k8s_version) >= version_triple(oldest))
@@ -107,6 +107,31 @@ fn comment_text(line: &str) -> Option<&str> {
     let rest = line.trim_start().strip_prefix("//")?;
     let text = rest.trim_start();
     (text.len() < rest.len() && !text.is_empty()).then_some(text)
+}
+
+/// A `@param <name> <type> <description>` or `@optionalParam <name> <type> <default>
+/// <description>` directive's value; why not, if it is not one.
+fn param_spec(value: &str, optional: bool) -> Result<ParamSpec, String> {
+    let fields = if optional { 4 } else { 3 };
+    let parts: Vec<&str> = value.splitn(fields, ' ').collect();
+    let (pname, ptype, default, description) = match parts[..] {
+        [pname, ptype, description] if !optional => (pname, ptype, None, description),
+        [pname, ptype, default, description] if optional => {
+            (pname, ptype, Some(default.to_string()), description)
+        }
+        _ if optional => {
+            return Err("@optionalParam needs: <name> <type> <default> <description>".into());
+        }
+        _ => return Err("@param needs: <name> <type> <description>".into()),
+    };
+    let kind = ParamType::from_header(ptype)
+        .ok_or_else(|| format!("unknown param type '{ptype}' for '{pname}'"))?;
+    Ok(ParamSpec {
+        name: pname.to_string(),
+        kind,
+        default,
+        description: description.to_string(),
+    })
 }
 
 /// Parse a prototype the way ksonnet 0.13 did: any `// @directive` comment line, wherever
@@ -177,7 +202,7 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
                 .push(value.split_whitespace().collect::<Vec<_>>().join(" ")),
             "kubernetes" => {
                 let (version, api) = value.trim().split_once(' ').unwrap_or((value.trim(), ""));
-                if !crate::app::spec::is_k8s_version(version) || api.trim().is_empty() {
+                if !crate::k8s_version::is_k8s_version(version) || api.trim().is_empty() {
                     return Err(err(
                         line,
                         format!(
@@ -187,42 +212,12 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
                 }
                 proto.kubernetes = Some((version.to_string(), api.trim().to_string()));
             }
-            "param" => {
-                let parts: Vec<&str> = value.splitn(3, ' ').collect();
-                let [pname, ptype, description] = parts[..] else {
-                    return Err(err(
-                        line,
-                        "@param needs: <name> <type> <description>".into(),
-                    ));
-                };
-                let kind = ParamType::from_header(ptype).ok_or_else(|| {
-                    err(line, format!("unknown param type '{ptype}' for '{pname}'"))
-                })?;
-                proto.params.push(ParamSpec {
-                    name: pname.to_string(),
-                    kind,
-                    default: None,
-                    description: description.to_string(),
-                });
-            }
-            "optionalParam" => {
-                let parts: Vec<&str> = value.splitn(4, ' ').collect();
-                let [pname, ptype, default, description] = parts[..] else {
-                    return Err(err(
-                        line,
-                        "@optionalParam needs: <name> <type> <default> <description>".into(),
-                    ));
-                };
-                let kind = ParamType::from_header(ptype).ok_or_else(|| {
-                    err(line, format!("unknown param type '{ptype}' for '{pname}'"))
-                })?;
-                proto.params.push(ParamSpec {
-                    name: pname.to_string(),
-                    kind,
-                    default: Some(default.to_string()),
-                    description: description.to_string(),
-                });
-            }
+            "param" => proto
+                .params
+                .push(param_spec(&value, false).map_err(|m| err(line, m))?),
+            "optionalParam" => proto
+                .params
+                .push(param_spec(&value, true).map_err(|m| err(line, m))?),
             // Unknown directives are documentation to ksonnet; ignore them the same way.
             _ => {}
         }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::{Conventions, ParamSpec, ParamType, Prototype};
-use crate::params::{editor::render_key, parse_typed, to_jsonnet};
+use crate::params::{parse_typed, to_jsonnet, value::render_key};
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum GenerateError {
@@ -171,7 +171,7 @@ fn typed_default(
                 crate::engine::literal_to_json(default).map_err(|e| GenerateError::BadDefault {
                     param: spec.name.clone(),
                     kind: spec.kind.as_str(),
-                    why: crate::app::error_summary(&e.message),
+                    why: crate::message::error_summary(&e.message),
                 })?;
             typed_value(spec, &value).map_err(|_| GenerateError::BadDefault {
                 param: spec.name.clone(),

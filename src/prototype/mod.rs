@@ -1,6 +1,7 @@
 //! Prototypes: ksonnet's annotated Jsonnet templates, their lookup by name and their
 //! instantiation into components.
 
+pub mod conformance;
 pub mod generate;
 mod header;
 mod instantiate;
@@ -11,6 +12,15 @@ pub use header::{Conventions, HeaderError, ParamSpec, ParamType, Prototype, pars
 pub use instantiate::{GenerateError, Given, Instance, instantiate, recorded_prototype};
 
 use crate::embedded;
+use crate::registry::{Origin, Package, RegistryError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    #[error(transparent)]
+    Header(#[from] HeaderError),
+}
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum LookupError {
@@ -21,6 +31,34 @@ pub enum LookupError {
         query: String,
         candidates: Vec<String>,
     },
+}
+
+/// A package's prototypes (its `prototypes/*.jsonnet`), each tagged with the package.
+pub fn of_package(pkg: &Package) -> Result<Vec<Prototype>, HeaderError> {
+    let mut out = Vec::new();
+    for (rel, bytes) in &pkg.files {
+        let Some(file) = rel.strip_prefix("prototypes/") else {
+            continue;
+        };
+        if !file.ends_with(".jsonnet") || file.contains('/') {
+            continue;
+        }
+        let source = match &pkg.origin {
+            Origin::Builtin => {
+                format!("kf:registry/{}/{}/{rel}", pkg.id.registry, pkg.id.name)
+            }
+            Origin::Vendored(dir) => dir.join(rel).display().to_string(),
+        };
+        let text = std::str::from_utf8(bytes).map_err(|_| HeaderError {
+            source_name: source.clone(),
+            line: 1,
+            message: "a prototype must be UTF-8 text".into(),
+        })?;
+        let mut proto = parse_prototype(text, &source)?;
+        proto.package = Some(pkg.id.clone());
+        out.push(proto);
+    }
+    Ok(out)
 }
 
 /// Every prototype kf knows, by full name.
@@ -48,9 +86,7 @@ impl Catalog {
     /// An app with a registry of its own named like the built-in one (an old Kubeflow app
     /// with its `kubeflow` registry) sees that registry instead, as with ksonnet: only
     /// the generic prototypes and its installed packages.
-    pub fn for_app(
-        app: Option<&crate::app::App>,
-    ) -> Result<Catalog, crate::registry::RegistryError> {
+    pub fn for_app(app: Option<&crate::app::App>) -> Result<Catalog, CatalogError> {
         let mut catalog = Catalog::builtin()?;
         let shadowed = app.is_some_and(|a| {
             a.spec.registries.contains_key(crate::registry::BUILTIN)
@@ -60,7 +96,7 @@ impl Catalog {
         });
         if !shadowed {
             for pkg in crate::registry::builtin_packages().values() {
-                for mut proto in pkg.prototypes()? {
+                for mut proto in of_package(pkg)? {
                     proto.conventions = Conventions::Kf;
                     catalog.add(proto);
                 }
@@ -73,7 +109,7 @@ impl Catalog {
                 } else {
                     Conventions::Ksonnet
                 };
-                for mut proto in pkg.prototypes()? {
+                for mut proto in of_package(&pkg)? {
                     proto.conventions = conventions;
                     catalog.add(proto);
                 }

@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 
 use super::remote::{self, FetchDeadline, Source};
 use super::{BUILTIN, Package, PackageRef, RegistryError, builtin_packages, vendored_dir};
-use crate::app::{self, App, AppError, FileSet};
+use crate::app::{self, App, AppError};
+use crate::atomic::FileSet;
 
 /// One registry as `kf registry list` shows it.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,6 +6,7 @@
 //! their prototypes, so the app holds every file it renders with (as a ksonnet app did
 //! after `ks pkg install`) and a newer kf never changes an existing app's output.
 
+mod git;
 pub mod manage;
 pub mod remote;
 
@@ -14,9 +15,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::app::{App, AppError, AppSpec, FileSet};
+use crate::app::{App, AppError, AppSpec};
+use crate::atomic::FileSet;
 use crate::embedded;
-use crate::prototype::{HeaderError, Prototype, parse_prototype};
 use crate::sandbox::RENDER_FILE_CAP;
 
 /// The registry built into kf.
@@ -59,42 +60,12 @@ pub enum RegistryError {
     #[error(transparent)]
     App(#[from] AppError),
     #[error(transparent)]
-    Header(#[from] HeaderError),
-    #[error(transparent)]
     Read(#[from] crate::sandbox::ReadError),
     #[error("{path}: {message}")]
     Invalid { path: String, message: String },
 }
 
 impl Package {
-    /// The package's prototypes, each tagged with the package.
-    pub fn prototypes(&self) -> Result<Vec<Prototype>, HeaderError> {
-        let mut out = Vec::new();
-        for (rel, bytes) in &self.files {
-            let Some(file) = rel.strip_prefix("prototypes/") else {
-                continue;
-            };
-            if !file.ends_with(".jsonnet") || file.contains('/') {
-                continue;
-            }
-            let source = match &self.origin {
-                Origin::Builtin => {
-                    format!("kf:registry/{}/{}/{rel}", self.id.registry, self.id.name)
-                }
-                Origin::Vendored(dir) => dir.join(rel).display().to_string(),
-            };
-            let text = std::str::from_utf8(bytes).map_err(|_| HeaderError {
-                source_name: source.clone(),
-                line: 1,
-                message: "a prototype must be UTF-8 text".into(),
-            })?;
-            let mut proto = parse_prototype(text, &source)?;
-            proto.package = Some(self.id.clone());
-            out.push(proto);
-        }
-        Ok(out)
-    }
-
     /// Packages of the same registry this one imports (`import 'kubeflow/common/…'`).
     pub fn dependencies(&self) -> BTreeSet<String> {
         let prefix = format!("{}/", self.id.registry);

@@ -74,13 +74,26 @@ impl ThunkValue for ComponentThunk {
     }
 }
 
+/// Why a YAML or JSON component is no value.
+#[derive(Debug, thiserror::Error)]
+pub enum ComponentFileError {
+    #[error("invalid JSON: {0}")]
+    Json(#[source] serde_json::Error),
+    /// The first line of the parser's message (the lines below quote the file).
+    #[error("invalid YAML: {0}")]
+    Yaml(String),
+}
+
 /// A YAML file with several documents becomes a v1 List; one document stays itself.
-pub fn parse_component_file(text: &str, format: ComponentFormat) -> Result<Value, String> {
+pub fn parse_component_file(
+    text: &str,
+    format: ComponentFormat,
+) -> Result<Value, ComponentFileError> {
     if format == ComponentFormat::Json {
-        return serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"));
+        return serde_json::from_str(text).map_err(ComponentFileError::Json);
     }
     let docs: Vec<Value> = serde_saphyr::from_multiple(text)
-        .map_err(|e| format!("invalid YAML: {}", first_line(&e.to_string())))?;
+        .map_err(|e| ComponentFileError::Yaml(first_line(&e.to_string())))?;
     let mut docs: Vec<Value> = docs.into_iter().filter(|d| !d.is_null()).collect();
     Ok(match docs.len() {
         1 => docs.remove(0),

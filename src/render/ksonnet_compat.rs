@@ -18,7 +18,7 @@
 use serde_json::Value;
 
 use crate::app::{App, ComponentFormat};
-use crate::params::lexer::{self, Token, TokenKind};
+use crate::engine::lexer::{self, Token, TokenKind};
 
 use super::{RenderOptions, RenderedObject};
 

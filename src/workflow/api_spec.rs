@@ -18,11 +18,12 @@ pub async fn server_spec(
     let mut env = env.clone();
     env.k8s_version.clear();
     let cluster = connect(&env, connection, reporter).await?;
-    let reply = cluster.get("/openapi/v2").await.map_err(|e| {
-        ClusterError::Api(format!(
-            "reading the API server's spec of environment '{}' (GET /openapi/v2): {e}",
-            env.name
-        ))
-    })?;
-    serde_json::to_vec(&reply.body).map_err(|e| ClusterError::Api(e.to_string()))
+    let reply = cluster
+        .get("/openapi/v2")
+        .await
+        .map_err(|source| ClusterError::ServerSpec {
+            env: env.name.clone(),
+            source,
+        })?;
+    Ok(serde_json::to_vec(&reply.body)?)
 }

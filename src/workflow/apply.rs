@@ -6,11 +6,12 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::{Connection, ObjectResult, Target, Verdict};
-use crate::cluster::apply::{self, Action, ApplyOptions as Sending, DryRun, Outcome};
+use crate::cluster::apply::{self, ApplyOptions as Sending};
 use crate::cluster::client::humantime;
 use crate::cluster::events::{Event, Phase, Reporter};
 use crate::cluster::field_check::{self, FieldValidation};
 use crate::cluster::namespace::{self, Namespace};
+use crate::cluster::outcome::{Action, DryRun, Outcome};
 use crate::cluster::prune::{self, Deleted, Found};
 use crate::cluster::resources::Resources;
 
@@ -103,21 +104,6 @@ impl ApplyReport {
             part(failed, "failed"),
             part(pruned_ok, pruned_word),
         )
-    }
-
-    /// The lines of what failed (printed as errors once the summary is out).
-    pub fn failure_lines(&self) -> Vec<String> {
-        self.outcomes
-            .iter()
-            .filter(|o| o.result.is_err())
-            .map(|o| o.line(self.dry_run))
-            .chain(
-                self.deletions
-                    .iter()
-                    .filter(|d| d.result.is_err())
-                    .map(|d| d.line("pruned", self.dry_run)),
-            )
-            .collect()
     }
 
     /// The objects applied (not skipped, not failed), for `-o name`.

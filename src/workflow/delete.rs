@@ -4,10 +4,10 @@
 use serde::Serialize;
 
 use super::{Connection, ObjectName, ObjectResult, Target, Verdict};
-use crate::cluster::apply::DryRun;
 use crate::cluster::applyset::{self, ApplySet};
 use crate::cluster::client::{Failure, humantime};
 use crate::cluster::events::{Event, Phase, Reporter};
+use crate::cluster::outcome::DryRun;
 use crate::cluster::prune::{self, Deleted, Found};
 use crate::cluster::resources::Resources;
 
@@ -183,6 +183,7 @@ pub async fn delete_env(
                     continue;
                 }
                 Err(why) => {
+                    let why = why.to_string();
                     reporter.event(Event::LeftAlone {
                         id: found.id(),
                         why: why.clone(),

@@ -10,10 +10,12 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{Connection, Target};
-use crate::cluster::apply::{DryRun, Item, Sending, send_apply};
+use crate::cluster::apply::{Sending, send_apply};
 use crate::cluster::client::{Cluster, Failure};
 use crate::cluster::diff::{comparable, mask_secrets, unified, yaml};
 use crate::cluster::events::{Phase, Reporter};
+use crate::cluster::item::Item;
+use crate::cluster::outcome::DryRun;
 use crate::cluster::ownership::Owner;
 use crate::cluster::prune;
 use crate::cluster::resources::{Resource, Resources};

@@ -6,7 +6,7 @@
 //! Exporting again replaces kf's files of the environments exported, removes those of
 //! objects no longer rendered, keeps the other environments' files, and never touches a
 //! file the manifest does not name; all of it as one journaled change
-//! ([`crate::app::FileSet`]). A non-empty folder without kf's manifest is refused unless
+//! ([`crate::atomic::FileSet`]). A non-empty folder without kf's manifest is refused unless
 //! forced.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -109,7 +109,7 @@ pub enum ExportError {
     #[error("{0}")]
     Invalid(String),
     #[error(transparent)]
-    Write(#[from] crate::app::WriteError),
+    Write(#[from] crate::atomic::WriteError),
 }
 
 /// Render `options.envs` of `app` (in parallel, at most `options.parallel` at once) and
@@ -152,7 +152,7 @@ pub fn export(app: &App, dir: &Path, options: &ExportOptions) -> Result<ExportRe
         }
     }
 
-    let mut set = crate::app::FileSet::for_export(dir);
+    let mut set = crate::atomic::FileSet::for_export(dir);
     let mut manifest = Manifest {
         kind: "kf-export".into(),
         version: 1,
@@ -223,7 +223,7 @@ fn previous_manifest(dir: &Path, force: bool) -> Result<Option<Manifest>, Export
         return Ok(None);
     }
     // A change a killed kf left half done is finished (or undone) first.
-    crate::app::fsutil::recover(dir)?;
+    crate::atomic::recover(dir)?;
     let path = dir.join(MANIFEST);
     let manifest = match crate::sandbox::read_regular_text(&path, crate::sandbox::STATE_FILE_CAP) {
         Ok(text) => match serde_json::from_str::<Manifest>(&text) {

@@ -8,9 +8,11 @@
 pub mod api_spec;
 pub mod apply;
 pub mod argocd;
+pub mod component;
 pub mod delete;
 pub mod diff;
 pub mod export;
+pub mod params;
 pub mod status;
 pub mod validate;
 
@@ -18,9 +20,10 @@ use std::time::{Duration, Instant};
 
 use crate::app::{AppSpec, Environment};
 use crate::cluster::ClusterError;
-use crate::cluster::apply::{Action, DryRun, Item, Outcome};
 use crate::cluster::client::{Cluster, RetryPolicy};
 use crate::cluster::events::{Phase, Reporter};
+use crate::cluster::item::Item;
+use crate::cluster::outcome::{Action, DryRun, Outcome};
 use crate::cluster::ownership::Owner;
 use crate::cluster::prune::Deleted;
 use crate::cluster::select::{ConnectOptions, connect as select};
@@ -106,7 +109,7 @@ pub async fn connect(
     let cluster = Cluster::new(client, policy)
         .with_endpoint(endpoint)
         .with_timeout(connection.timeout, started);
-    let version = crate::cluster::version::of_server(&cluster).await;
+    let version = cluster.server_version().await;
     if let Some((server, git)) = &version
         && let Some(w) = crate::cluster::version::skew(&env.name, &env.k8s_version, *server, git)
     {

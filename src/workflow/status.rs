@@ -6,9 +6,9 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::{Connection, Target};
-use crate::cluster::apply::Item;
 use crate::cluster::client::{Cluster, humantime};
 use crate::cluster::events::{Event, Phase, Reporter};
+use crate::cluster::item::Item;
 use crate::cluster::resources::Resources;
 use crate::cluster::status::{self as readiness, State, Watched};
 

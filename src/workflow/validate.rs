@@ -8,8 +8,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{Connection, Target};
-use crate::cluster::apply::{self, Action, ApplyOptions, DryRun};
+use crate::cluster::apply::{self, ApplyOptions};
 use crate::cluster::events::{Reporter, Silent};
+use crate::cluster::outcome::{Action, DryRun};
 use crate::cluster::resources::Resources;
 use crate::render::RenderedObject;
 use crate::validate::{Finding, Validator};

@@ -130,6 +130,46 @@ pub fn new_app() -> TempApp {
     TempApp { _dir: dir, root }
 }
 
+/// Point the app's `default` environment at `server`, namespace `namespace`.
+pub fn point_default_env(root: &Path, server: &str, namespace: &str) {
+    ok(
+        root,
+        &[
+            "env",
+            "set",
+            "default",
+            "--server",
+            server,
+            "--namespace",
+            namespace,
+        ],
+    );
+}
+
+/// Components `settings` (a ConfigMap, `mode: fast`) and `web` (a Deployment and
+/// Service of `image`).
+pub fn generate_settings_and_web(root: &Path, image: &str) {
+    ok(
+        root,
+        &[
+            "generate",
+            "configMap",
+            "settings",
+            "--data",
+            r#"{"mode":"fast"}"#,
+        ],
+    );
+    ok(
+        root,
+        &[
+            "generate",
+            "deployed-service",
+            "web",
+            &format!("--image={image}"),
+        ],
+    );
+}
+
 /// [`new_app`] with a web Deployment+Service (`web`), a ConfigMap (`settings`) and 3
 /// replicas of web in prod.
 pub fn web_and_settings_app() -> TempApp {
@@ -314,4 +354,26 @@ pub fn kf_within(
         run.stderr
     );
     Some(run)
+}
+
+/// A registry folder with one package, `web`, whose prototype imports its library.
+pub fn make_registry(dir: &Path, greeting: &str) {
+    write(
+        dir.join("registry.yaml"),
+        "apiVersion: '0.1'\nkind: ksonnet.io/registry\nlibraries:\n  web:\n    path: web\n    version: master\n",
+    );
+    write(
+        dir.join("web/parts.yaml"),
+        "name: web\napiVersion: 0.0.1\nkind: ksonnet.io/parts\ndescription: A greeting ConfigMap\n",
+    );
+    write(
+        dir.join("web/web.libsonnet"),
+        &format!(
+            "{{\n  config(name, ns):: {{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {{ name: name, namespace: ns }}, data: {{ greeting: '{greeting}' }} }},\n}}\n"
+        ),
+    );
+    write(
+        dir.join("web/prototypes/greeter.jsonnet"),
+        "// @apiVersion 0.1\n// @name io.ksonnet.pkg.greeter\n// @description A greeting.\n// @shortDescription A greeting ConfigMap\n// @param name string Name\nlocal web = import 'team/web/web.libsonnet';\nweb.config(params.name, env.namespace)\n",
+    );
 }

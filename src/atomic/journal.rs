@@ -217,7 +217,7 @@ pub fn open(real_root: &Path, bytes: &[u8], key: &[u8]) -> Result<Vec<Step>, Jou
     let record: Sealed = serde_json::from_slice(bytes).map_err(|e| {
         JournalError::Untrusted(format!(
             "it is not a kf journal ({})",
-            super::json_error_summary(&e)
+            crate::message::json_error_summary(&e)
         ))
     })?;
     if record.mac.is_empty() {

@@ -8,9 +8,11 @@
 
 use serde_json::Value;
 
-use super::{NotOfType, ParamType, parse_typed, parse_value, split_path};
-use crate::app::{App, ComponentFormat};
-use crate::prototype::{Catalog, Conventions, Prototype, recorded_prototype};
+use super::ParamError;
+use crate::app::App;
+use crate::params::{NotOfType, ParamType, parse_typed, parse_value, split_path};
+use crate::prototype::conformance::known_prototype;
+use crate::prototype::{Conventions, Prototype};
 
 /// How `kf param set` reads the value it is given.
 #[derive(Debug, Clone, Copy, Default)]
@@ -63,7 +65,7 @@ pub enum CheckError {
 }
 
 impl CheckError {
-    fn boxed(self) -> super::ops::ParamError {
+    fn boxed(self) -> ParamError {
         Box::new(self).into()
     }
 }
@@ -76,7 +78,7 @@ pub fn value_to_set(
     key: &str,
     raw: &str,
     options: SetOptions,
-) -> Result<Value, super::ops::ParamError> {
+) -> Result<Value, ParamError> {
     let untyped = || parse_value(raw, options.as_string).map_err(Into::into);
     let Some(component) = component.filter(|_| !options.force) else {
         return untyped();
@@ -85,12 +87,14 @@ pub fn value_to_set(
     // theirs read params they never declare (Kubeflow v0.5's tf-serving reads
     // `modelPath` and `numGpus`) and declare types loosely (`deployHttpProxy string
     // false`, set to `true`).
-    let Some(proto) = known_prototype(app, component)?.filter(|p| p.conventions == Conventions::Kf)
+    let Some(proto) = known_prototype(app, component)
+        .map_err(ParamError::App)?
+        .filter(|p| p.conventions == Conventions::Kf)
     else {
         return untyped();
     };
     let Some(path) = split_path(key) else {
-        return Err(super::ops::ParamError::BadKey(key.to_string()));
+        return Err(ParamError::BadKey(key.to_string()));
     };
     let Some(spec) = proto.params.iter().find(|p| p.name == path[0]) else {
         return Err(CheckError::UnknownParam {
@@ -146,30 +150,6 @@ pub fn value_to_set(
     parse_typed(raw, spec.kind).map_err(|e| wrong(e).boxed())
 }
 
-/// The prototype a Jsonnet component was generated from, when it records one that this
-/// app's catalog still has.
-fn known_prototype(
-    app: &App,
-    component: &str,
-) -> Result<Option<Prototype>, super::ops::ParamError> {
-    let component = app.component_by_path(component)?;
-    if component.format != ComponentFormat::Jsonnet {
-        return Ok(None);
-    }
-    let Ok(source) = app.read_text(&component.path) else {
-        return Ok(None);
-    };
-    let Some(name) = recorded_prototype(&source) else {
-        return Ok(None);
-    };
-    // A catalog that cannot be read (a broken vendored prototype) leaves the component
-    // unchecked, as it was before kf checked params: `kf show` reports the breakage.
-    let Ok(mut catalog) = Catalog::for_app(Some(app)) else {
-        return Ok(None);
-    };
-    Ok(catalog.prototypes.remove(name))
-}
-
 /// ` (did you mean 'numWorkers'?)`, or nothing when no param is close.
 fn did_you_mean(key: &str, proto: &Prototype) -> String {
     let close = crate::suggest::closest(key, proto.params.iter().map(|p| p.name.as_str()));
@@ -178,54 +158,4 @@ fn did_you_mean(key: &str, proto: &Prototype) -> String {
     }
     let quoted: Vec<String> = close.iter().map(|c| format!("'{c}'")).collect();
     format!(" (did you mean {}?)", quoted.join(" or "))
-}
-
-/// A param value of a component that its prototype's type refuses (set with `--force`,
-/// or by hand in a params file).
-#[derive(Debug, Clone, PartialEq)]
-pub struct OffType {
-    pub param: String,
-    pub prototype: String,
-    pub kind: &'static str,
-    pub error: NotOfType,
-}
-
-/// The values in `params` (a component's params, as a render reads them) that are not of
-/// the types the component's prototype declares: a value of the type, or text that reads
-/// as one (`"4"` for an integer, as ksonnet-era params files hold it), passes. Nothing
-/// for a component whose prototype is not one of kf's own (see [`value_to_set`]).
-pub fn off_type_values(app: &App, component: &str, params: &Value) -> Vec<OffType> {
-    let Ok(Some(proto)) = known_prototype(app, component) else {
-        return Vec::new();
-    };
-    if proto.conventions != Conventions::Kf {
-        return Vec::new();
-    }
-    let Some(values) = params.as_object() else {
-        return Vec::new();
-    };
-    let mut found = Vec::new();
-    for spec in &proto.params {
-        let Some(value) = values.get(&spec.name) else {
-            continue;
-        };
-        if spec.kind.accepts(value) {
-            continue;
-        }
-        // Read back as typed: a string as its text, anything else as its JSON.
-        let text = match value {
-            Value::String(text) => text.clone(),
-            other => other.to_string(),
-        };
-        let Err(error) = parse_typed(&text, spec.kind) else {
-            continue;
-        };
-        found.push(OffType {
-            param: spec.name.clone(),
-            prototype: proto.name.clone(),
-            kind: spec.kind.as_str(),
-            error,
-        });
-    }
-    found
 }

@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::app::{self, App, AppError, ComponentFormat, FileSet};
+use crate::app::{self, App, AppError, ComponentFormat};
+use crate::atomic::FileSet;
 use crate::params::{EditError, ParamsFile, Root};
 use crate::prototype::generate::{ComponentWriteError, check_syntax};
 

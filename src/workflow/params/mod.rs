@@ -5,10 +5,14 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{EditError, Inherit, ParamsFile, Root, ValueError, split_path, to_jsonnet};
-use crate::app::{self, App, AppError, Environment, FileSet};
+mod checked;
+
+use crate::app::{App, AppError, Environment};
+use crate::atomic::{self, FileSet};
+use crate::params::{EditError, Inherit, ParamsFile, Root, ValueError, split_path, to_jsonnet};
 use crate::prototype::generate::{ComponentWriteError, check_syntax};
 use crate::render::{self, RenderError, RenderOptions};
+pub use checked::SetOptions;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ParamError {
@@ -25,7 +29,7 @@ pub enum ParamError {
     #[error("invalid param key '{0}': use names separated by single dots, e.g. resources.limits")]
     BadKey(String),
     #[error(transparent)]
-    Check(#[from] Box<super::checked::CheckError>),
+    Check(#[from] Box<checked::CheckError>),
     #[error("{0}")]
     Usage(String),
 }
@@ -137,9 +141,9 @@ pub fn set(
     app: &App,
     target: &ParamTarget,
     raw_value: &str,
-    options: super::SetOptions,
+    options: SetOptions,
 ) -> Result<Changed, ParamError> {
-    let value = super::checked::value_to_set(
+    let value = checked::value_to_set(
         app,
         target.component.as_deref(),
         &target.key,
@@ -148,7 +152,7 @@ pub fn set(
     )?;
     let at = locate(app, target)?;
     let text = read(app, &at.path)?;
-    let edited = super::edit_keeping_bom(&text, |body| {
+    let edited = crate::params::edit_keeping_bom(&text, |body| {
         ParamsFile::parse(&at.display, body)?.set(
             at.root,
             &at.keys,
@@ -181,7 +185,7 @@ pub fn set(
             ));
         }
     }
-    app::write_atomic(&app.root, &at.path, edited.as_bytes()).map_err(AppError::from)?;
+    atomic::write_atomic(&app.root, &at.path, edited.as_bytes()).map_err(AppError::from)?;
     Ok(Changed {
         value: Some(value),
         file: at.display,
@@ -233,7 +237,7 @@ fn value_after_edit(
     // A module's params file in ksonnet's shape, a plain literal, says its value itself:
     // read the key there instead of evaluating every other component's entry with it.
     if target.env.is_none()
-        && let Some(found) = super::literal::value_at(edited, &path)
+        && let Some(found) = crate::params::literal::value_at(edited, &path)
     {
         return Ok(found);
     }
@@ -256,7 +260,7 @@ fn value_after_edit(
                 .map_err(|e| {
                     refuse(format!(
                         "the edited file does not evaluate ({})",
-                        app::error_summary(&e.message)
+                        crate::message::error_summary(&e.message)
                     ))
                 })?
         }
@@ -265,7 +269,7 @@ fn value_after_edit(
             render::effective_params(app, &env, &options).map_err(|e| {
                 refuse(format!(
                     "the edited file does not evaluate ({})",
-                    app::error_summary(&e.to_string())
+                    crate::message::error_summary(&e.to_string())
                 ))
             })?
         }
@@ -285,7 +289,7 @@ fn value_after_edit(
             let raw = raw.map_err(|e| {
                 refuse(format!(
                     "the edited file does not evaluate ({})",
-                    app::error_summary(&e.to_string())
+                    crate::message::error_summary(&e.to_string())
                 ))
             })?;
             serde_json::json!({ "global": raw.global, "components": raw.components.to_map() })
@@ -298,7 +302,7 @@ fn value_after_edit(
 pub fn unset(app: &App, target: &ParamTarget) -> Result<Changed, ParamError> {
     let at = locate(app, target)?;
     let text = read(app, &at.path)?;
-    let (bom, body) = super::split_bom(&text);
+    let (bom, body) = crate::params::split_bom(&text);
     let file = ParamsFile::parse(&at.display, body)?;
     let edited = file
         .unset(at.root, &at.keys, at.prune)

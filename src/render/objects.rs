@@ -1,0 +1,115 @@
+//! A component's value → labelled Kubernetes objects (Lists flattened, YAML components
+//! merge-patched with their env params).
+
+use serde_json::{Map, Value};
+
+use super::{COMPONENT_LABEL, RenderedObject};
+
+/// One component's value → labelled objects.
+pub(super) fn to_objects(
+    component: &str,
+    value: Value,
+    patch: Option<&Value>,
+) -> Result<Vec<RenderedObject>, String> {
+    let value = match value {
+        Value::Array(items) => {
+            serde_json::json!({ "apiVersion": "v1", "kind": "List", "items": items })
+        }
+        other => other,
+    };
+    let Value::Object(mut obj) = value else {
+        return Err(format!(
+            "rendered {}, not a Kubernetes object or a list of them",
+            crate::params::value::json_type(&value)
+        ));
+    };
+    if let Some(p) = patch {
+        let mut v = Value::Object(obj);
+        merge_patch(&mut v, p);
+        let Value::Object(o) = v else {
+            unreachable!("patching an object with an object")
+        };
+        obj = o;
+    }
+    let items = if obj.get("kind").and_then(Value::as_str) == Some("List") {
+        match obj.remove("items") {
+            Some(Value::Array(items)) => items,
+            Some(Value::Null) | None => Vec::new(),
+            Some(_) => return Err("a List's items must be an array".into()),
+        }
+    } else {
+        vec![Value::Object(obj)]
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        let Value::Object(mut o) = item else {
+            return Err(format!(
+                "item {i} is {}, not a Kubernetes object",
+                crate::params::value::json_type(&item)
+            ));
+        };
+        for field in ["apiVersion", "kind"] {
+            if !o.get(field).is_some_and(Value::is_string) {
+                let name = o
+                    .get("metadata")
+                    .and_then(|m| m.get("name"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("<unnamed>");
+                return Err(format!(
+                    "object '{name}' (item {i}) has no string `{field}`"
+                ));
+            }
+        }
+        label(&mut o, component);
+        out.push(RenderedObject {
+            component: component.to_string(),
+            object: o,
+        });
+    }
+    Ok(out)
+}
+
+pub(super) fn label(obj: &mut Map<String, Value>, component: &str) {
+    let metadata = obj
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !metadata.is_object() {
+        *metadata = Value::Object(Map::new());
+    }
+    let Value::Object(metadata) = metadata else {
+        unreachable!("just made an object")
+    };
+    let labels = metadata
+        .entry("labels")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !labels.is_object() {
+        *labels = Value::Object(Map::new());
+    }
+    if let Value::Object(labels) = labels {
+        labels.insert(
+            COMPONENT_LABEL.to_string(),
+            Value::String(component.to_string()),
+        );
+    }
+}
+
+/// RFC 7386 JSON merge patch (what Jsonnet's std.mergePatch does).
+pub fn merge_patch(target: &mut Value, patch: &Value) {
+    let Value::Object(patch) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = Value::Object(Map::new());
+    }
+    let Value::Object(t) = target else {
+        unreachable!("just made an object")
+    };
+    for (k, v) in patch {
+        if v.is_null() {
+            t.remove(k);
+        } else {
+            merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
+        }
+    }
+}
