@@ -74,20 +74,7 @@ impl Env {
     }
 
     fn generic_app(&self) {
-        ok(
-            &self.app.root,
-            &[
-                "generate",
-                "configMap",
-                "settings",
-                "--data",
-                r#"{"mode":"fast"}"#,
-            ],
-        );
-        ok(
-            &self.app.root,
-            &["generate", "deployed-service", "web", "--image=nginx:1.27"],
-        );
+        generate_settings_and_web(&self.app.root, "nginx:1.27");
     }
 
     fn exists(&self, group: &str, plural: &str, name: &str) -> bool {
