@@ -110,12 +110,19 @@ pub fn open_regular(path: &Path) -> Result<File, ReadError> {
 
 /// [`open_regular`], with the file's size from the same `fstat`.
 fn open_regular_sized(path: &Path) -> Result<(File, u64), ReadError> {
+    let (file, meta) = open_regular_with_metadata(path)?;
+    Ok((file, meta.len()))
+}
+
+/// [`open_regular`], with what the `fstat` that checked it said (owner, mode, size): a
+/// caller that checks more of the file needs no second one.
+pub fn open_regular_with_metadata(path: &Path) -> Result<(File, std::fs::Metadata), ReadError> {
     let file = open_nofollow(path).map_err(|e| refusal(path, e))?;
     regular(file, path)
 }
 
-/// `file` (opened from `path`) and its size, if it is a regular file.
-fn regular(file: File, path: &Path) -> Result<(File, u64), ReadError> {
+/// `file` (opened from `path`) and its metadata, if it is a regular file.
+fn regular(file: File, path: &Path) -> Result<(File, std::fs::Metadata), ReadError> {
     let meta = file.metadata().map_err(|e| ReadError::io(path, e))?;
     if !meta.is_file() {
         return Err(ReadError::NotRegular {
@@ -123,7 +130,7 @@ fn regular(file: File, path: &Path) -> Result<(File, u64), ReadError> {
             what: kind_of(&meta),
         });
     }
-    Ok((file, meta.len()))
+    Ok((file, meta))
 }
 
 /// `bytes` read from `path` as UTF-8 text.
@@ -146,8 +153,8 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
 /// not waited on).
 pub fn read_named(path: &Path, cap: u64) -> Result<String, ReadError> {
     let file = open_following(path).map_err(|e| refusal_following(path, e))?;
-    let (file, size) = regular(file, path)?;
-    let bytes = read_capped_hint(file, size, path, cap)?;
+    let (file, meta) = regular(file, path)?;
+    let bytes = read_capped_hint(file, meta.len(), path, cap)?;
     utf8(path, bytes)
 }
 
@@ -189,7 +196,12 @@ pub fn read_capped(file: File, path: &Path, cap: u64) -> Result<Vec<u8>, ReadErr
 }
 
 /// [`read_capped`] of a file whose size the caller's `fstat` gave (`hint`).
-fn read_capped_hint(file: File, hint: u64, path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+pub fn read_capped_hint(
+    file: File,
+    hint: u64,
+    path: &Path,
+    cap: u64,
+) -> Result<Vec<u8>, ReadError> {
     if hint > cap {
         return Err(ReadError::TooLarge {
             path: path.to_path_buf(),
@@ -263,19 +275,29 @@ fn opened_path(_file: &File) -> Option<PathBuf> {
     None
 }
 
-/// The real path of a sandbox root, remembered for the process: a render makes a sandbox
-/// per engine, each over the app and the same `-J` folders (a root moved meanwhile is
-/// still caught where files are read: see [`Sandbox::real_path`]).
-fn real_root(root: &Path) -> Option<PathBuf> {
+/// The real path of a folder kf roots something in (a sandbox's roots, the app a walk
+/// stays in, the cache kf verifies files of), remembered for the process: a render makes
+/// an engine per module, each over the same folders. A root moved meanwhile is still
+/// caught where files are read (see [`Sandbox::real_path`]).
+pub fn real_root_path(root: &Path) -> std::io::Result<PathBuf> {
     static KNOWN: std::sync::Mutex<Vec<(PathBuf, PathBuf)>> = std::sync::Mutex::new(Vec::new());
-    let mut known = KNOWN.lock().ok()?;
+    let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, real)) = known.iter().find(|(p, _)| p == root) {
-        return Some(real.clone());
+        return Ok(real.clone());
     }
-    let real = root.canonicalize().ok()?;
+    let real = root.canonicalize()?;
     known.push((root.to_path_buf(), real.clone()));
-    Some(real)
+    Ok(real)
 }
+
+fn real_root(root: &Path) -> Option<PathBuf> {
+    real_root_path(root).ok()
+}
+
+/// Real paths of the folders files were resolved in, for every sandbox of the process
+/// (see [`Sandbox::real_path`]).
+static REAL_DIRS: std::sync::Mutex<Option<std::collections::HashMap<PathBuf, PathBuf>>> =
+    std::sync::Mutex::new(None);
 
 /// Folders kf may read from for one render: the app, the `-J` folders, kf's own cache.
 /// A path is read if it resolves, through every symlink on the way, to a regular file
@@ -284,8 +306,6 @@ fn real_root(root: &Path) -> Option<PathBuf> {
 pub struct Sandbox {
     roots: Vec<PathBuf>,
     verified: Vec<Verified>,
-    /// Real paths of the folders files were resolved in (see [`Sandbox::real_path`]).
-    real_dirs: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<PathBuf, PathBuf>>>,
 }
 
 /// A folder whose every file kf wrote itself and knows the SHA-256 of (a ksonnet-lib
@@ -305,7 +325,6 @@ impl Sandbox {
                 .filter_map(|p| real_root(p.as_ref()))
                 .collect(),
             verified: Vec::new(),
-            real_dirs: Default::default(),
         }
     }
 
@@ -343,11 +362,10 @@ impl Sandbox {
     /// The real path of folder `dir`, remembered: from its parent's (itself remembered)
     /// and one `lstat` showing the last component is no symlink.
     fn real_dir(&self, dir: &Path) -> std::io::Result<PathBuf> {
-        if let Some(known) = self
-            .real_dirs
+        if let Some(known) = REAL_DIRS
             .lock()
             .ok()
-            .and_then(|dirs| dirs.get(dir).cloned())
+            .and_then(|dirs| dirs.as_ref()?.get(dir).cloned())
         {
             return Ok(known);
         }
@@ -360,8 +378,9 @@ impl Sandbox {
             }
             _ => dir.canonicalize()?,
         };
-        if let Ok(mut dirs) = self.real_dirs.lock() {
-            dirs.insert(dir.to_path_buf(), real.clone());
+        if let Ok(mut dirs) = REAL_DIRS.lock() {
+            dirs.get_or_insert_default()
+                .insert(dir.to_path_buf(), real.clone());
         }
         Ok(real)
     }
@@ -373,7 +392,7 @@ impl Sandbox {
         dir: &Path,
         digests: std::collections::BTreeMap<String, [u8; 32]>,
     ) -> Sandbox {
-        if let Ok(dir) = dir.canonicalize() {
+        if let Ok(dir) = real_root_path(dir) {
             self.verified.push(Verified {
                 dir,
                 digests: std::sync::Arc::new(digests),

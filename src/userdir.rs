@@ -191,15 +191,19 @@ pub fn secret() -> Result<[u8; SECRET_LEN], UserDirError> {
         what: STATE.what,
         var: STATE.var,
     };
-    if std::fs::symlink_metadata(&path).is_err() {
-        create_secret(&dir, &path)?;
+    let open = || crate::sandbox::open_regular_with_metadata(&path);
+    let (file, meta) = match open() {
+        Err(e) if e.is_not_found() => {
+            create_secret(&dir, &path)?;
+            open()
+        }
+        opened => opened,
     }
-    let file = crate::sandbox::open_regular(&path).map_err(|e| bad(e.to_string()))?;
-    let meta = file.metadata().map_err(|e| bad(e.to_string()))?;
+    .map_err(|e| bad(e.to_string()))?;
     if !is_own_file(&meta) || permissions_of(&meta) & 0o077 != 0 {
         return Err(bad("it is not readable by this user alone".into()));
     }
-    let bytes = crate::sandbox::read_capped(file, &path, SECRET_LEN as u64 + 1)
+    let bytes = crate::sandbox::read_capped_hint(file, meta.len(), &path, SECRET_LEN as u64 + 1)
         .map_err(|e| bad(e.to_string()))?;
     bytes
         .try_into()

@@ -23,45 +23,45 @@ fn now_ms() -> u64 {
 
 /// Start ending kf with an error when one evaluation runs longer than `timeout`. jrsonnet
 /// cannot be interrupted, so the watchdog exits the process; no file is being written
-/// while Jsonnet evaluates (kf evaluates before it stages anything).
+/// while Jsonnet evaluates (kf evaluates before it stages anything). The watchdog's thread
+/// starts with the first evaluation: a command that evaluates nothing (`kf version`, a
+/// completion) starts none.
 pub fn start(timeout: Duration) {
-    {
-        let mut t = TIMEOUT.lock().unwrap_or_else(|e| e.into_inner());
-        if t.is_some() {
-            *t = Some(timeout);
-            return;
-        }
-        *t = Some(timeout);
-    }
-    now_ms();
-    let _ = std::thread::Builder::new()
-        .name("kf-eval-timeout".into())
-        .spawn(move || {
-            loop {
-                std::thread::sleep(Duration::from_millis(100));
-                let since = EVALUATING_SINCE.load(Ordering::SeqCst);
-                let limit = TIMEOUT
-                    .lock()
-                    .map(|t| t.unwrap_or(timeout))
-                    .unwrap_or(timeout);
-                if since == 0 || now_ms().saturating_sub(since) < limit.as_millis() as u64 {
-                    continue;
+    *TIMEOUT.lock().unwrap_or_else(|e| e.into_inner()) = Some(timeout);
+}
+
+/// The watchdog's thread, started once.
+fn watch() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        let _ = std::thread::Builder::new()
+            .name("kf-eval-timeout".into())
+            .spawn(|| {
+                loop {
+                    std::thread::sleep(Duration::from_millis(100));
+                    let since = EVALUATING_SINCE.load(Ordering::SeqCst);
+                    let Some(limit) = *TIMEOUT.lock().unwrap_or_else(|e| e.into_inner()) else {
+                        continue;
+                    };
+                    if since == 0 || now_ms().saturating_sub(since) < limit.as_millis() as u64 {
+                        continue;
+                    }
+                    let subject = SUBJECT
+                        .lock()
+                        .map(|s| s.clone())
+                        .unwrap_or_else(|e| e.into_inner().clone());
+                    let (what, advice) = WORK
+                        .lock()
+                        .map(|w| w.words())
+                        .unwrap_or_else(|e| e.into_inner().words());
+                    eprintln!(
+                        "error: {subject}: {what} took longer than --eval-timeout {}s; {advice}, or raise --eval-timeout",
+                        limit.as_secs_f64()
+                    );
+                    std::process::exit(1);
                 }
-                let subject = SUBJECT
-                    .lock()
-                    .map(|s| s.clone())
-                    .unwrap_or_else(|e| e.into_inner().clone());
-                let (what, advice) = WORK
-                    .lock()
-                    .map(|w| w.words())
-                    .unwrap_or_else(|e| e.into_inner().words());
-                eprintln!(
-                    "error: {subject}: {what} took longer than --eval-timeout {}s; {advice}, or raise --eval-timeout",
-                    limit.as_secs_f64()
-                );
-                std::process::exit(1);
-            }
-        });
+            });
+    });
 }
 
 /// What is being evaluated now, for an error that must name it; never blocks (it may
@@ -116,6 +116,7 @@ impl Evaluating {
     fn mark(work: Work, subject: impl FnOnce() -> String) -> Evaluating {
         let outer = EVALUATING_SINCE.load(Ordering::SeqCst) == 0;
         if outer {
+            watch();
             if let Ok(mut s) = SUBJECT.lock() {
                 *s = subject();
             }
