@@ -275,29 +275,34 @@ fn opened_path(_file: &File) -> Option<PathBuf> {
     None
 }
 
-/// The real path of a folder kf roots something in (a sandbox's roots, the app a walk
-/// stays in, the cache kf verifies files of), remembered for the process: a render makes
-/// an engine per module, each over the same folders. A root moved meanwhile is still
-/// caught where files are read (see [`Sandbox::real_path`]).
-pub fn real_root_path(root: &Path) -> std::io::Result<PathBuf> {
-    static KNOWN: std::sync::Mutex<Vec<(PathBuf, PathBuf)>> = std::sync::Mutex::new(Vec::new());
-    let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, real)) = known.iter().find(|(p, _)| p == root) {
-        return Ok(real.clone());
+/// Real paths of folders, remembered for the process (see [`real_dir`]).
+static REAL_DIRS: std::sync::Mutex<std::collections::BTreeMap<PathBuf, PathBuf>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// The real path of folder `dir`, as `canonicalize` gives it, remembered for the process:
+/// from its parent's (itself remembered) and one `lstat` showing the last component is no
+/// symlink. A render makes an engine, and so a sandbox, per module, each over the same
+/// folders: the app, the `-J` folders, the cache kf verifies files of. A folder swapped
+/// for a symlink after it was remembered is caught where it matters: [`Sandbox::read`]
+/// checks the path the kernel actually opened.
+pub fn real_dir(dir: &Path) -> std::io::Result<PathBuf> {
+    if let Some(known) = REAL_DIRS.lock().unwrap_or_else(|e| e.into_inner()).get(dir) {
+        return Ok(known.clone());
     }
-    let real = root.canonicalize()?;
-    known.push((root.to_path_buf(), real.clone()));
+    let real = match (dir.parent(), dir.file_name()) {
+        (Some(parent), Some(name))
+            if dir.is_absolute() && !std::fs::symlink_metadata(dir)?.file_type().is_symlink() =>
+        {
+            real_dir(parent)?.join(name)
+        }
+        _ => dir.canonicalize()?,
+    };
+    REAL_DIRS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(dir.to_path_buf(), real.clone());
     Ok(real)
 }
-
-fn real_root(root: &Path) -> Option<PathBuf> {
-    real_root_path(root).ok()
-}
-
-/// Real paths of the folders files were resolved in, for every sandbox of the process
-/// (see [`Sandbox::real_path`]).
-static REAL_DIRS: std::sync::Mutex<Option<std::collections::HashMap<PathBuf, PathBuf>>> =
-    std::sync::Mutex::new(None);
 
 /// Folders kf may read from for one render: the app, the `-J` folders, kf's own cache.
 /// A path is read if it resolves, through every symlink on the way, to a regular file
@@ -322,7 +327,7 @@ impl Sandbox {
         Sandbox {
             roots: roots
                 .into_iter()
-                .filter_map(|p| real_root(p.as_ref()))
+                .filter_map(|p| real_dir(p.as_ref()).ok())
                 .collect(),
             verified: Vec::new(),
         }
@@ -356,33 +361,7 @@ impl Sandbox {
         } else {
             parent
         };
-        Ok((self.real_dir(parent)?.join(name), meta))
-    }
-
-    /// The real path of folder `dir`, remembered: from its parent's (itself remembered)
-    /// and one `lstat` showing the last component is no symlink.
-    fn real_dir(&self, dir: &Path) -> std::io::Result<PathBuf> {
-        if let Some(known) = REAL_DIRS
-            .lock()
-            .ok()
-            .and_then(|dirs| dirs.as_ref()?.get(dir).cloned())
-        {
-            return Ok(known);
-        }
-        let real = match (dir.parent(), dir.file_name()) {
-            (Some(parent), Some(name))
-                if dir.is_absolute()
-                    && !std::fs::symlink_metadata(dir)?.file_type().is_symlink() =>
-            {
-                self.real_dir(parent)?.join(name)
-            }
-            _ => dir.canonicalize()?,
-        };
-        if let Ok(mut dirs) = REAL_DIRS.lock() {
-            dirs.get_or_insert_default()
-                .insert(dir.to_path_buf(), real.clone());
-        }
-        Ok(real)
+        Ok((real_dir(parent)?.join(name), meta))
     }
 
     /// Also read from `dir`, but only the files of `digests` (path relative to `dir`, with
@@ -392,7 +371,7 @@ impl Sandbox {
         dir: &Path,
         digests: std::collections::BTreeMap<String, [u8; 32]>,
     ) -> Sandbox {
-        if let Ok(dir) = real_root_path(dir) {
+        if let Ok(dir) = real_dir(dir) {
             self.verified.push(Verified {
                 dir,
                 digests: std::sync::Arc::new(digests),

@@ -196,11 +196,11 @@ pub(super) struct Walk {
 
 impl Walk {
     pub(super) fn of(app_root: &Path, start: &Path) -> Result<Walk, AppError> {
-        let app = crate::sandbox::real_root_path(app_root).map_err(|source| AppError::Read {
+        let app = crate::sandbox::real_dir(app_root).map_err(|source| AppError::Read {
             path: app_root.to_path_buf(),
             source,
         })?;
-        let start = crate::sandbox::real_root_path(start)
+        let start = crate::sandbox::real_dir(start)
             .unwrap_or_else(|_| app.join(start.strip_prefix(app_root).unwrap_or(start)));
         Ok(Walk {
             app,

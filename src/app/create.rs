@@ -68,10 +68,9 @@ pub fn read_api_spec(arg: &str) -> Result<ApiSpec, AppError> {
     api_spec_of(bytes, path)
 }
 
-/// The API a swagger 2.0 spec (`bytes`, from `origin`: a file, a server) describes: its
-/// version from `info.version` and ksonnet-lib generated from it.
-pub fn api_spec_of(bytes: Vec<u8>, origin: &str) -> Result<ApiSpec, AppError> {
-    let path = origin;
+/// The API a swagger 2.0 spec (`bytes`, from `path`: a file, a server's URL) describes:
+/// its version from `info.version` and ksonnet-lib generated from it.
+pub fn api_spec_of(bytes: Vec<u8>, path: &str) -> Result<ApiSpec, AppError> {
     let spec: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|e| AppError::Invalid {
             path: path.into(),

@@ -83,7 +83,7 @@ pub fn new_engine(app: &App, env: &Environment, options: &RenderOptions) -> Engi
             .max_stack
             .unwrap_or(crate::engine::DEFAULT_MAX_STACK),
         rewrite: Some(crate::engine::SourceRewrite {
-            components: crate::sandbox::real_root_path(&app.components_dir())
+            components: crate::sandbox::real_dir(&app.components_dir())
                 .unwrap_or_else(|_| app.components_dir()),
             rewrite: ksonnet_compat::as_ksonnet_evaluated,
         }),
