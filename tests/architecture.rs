@@ -311,6 +311,34 @@ fn circles(graph: &BTreeMap<ModPath, BTreeSet<ModPath>>) -> Vec<Vec<String>> {
     s.found
 }
 
+/// The longest a library or CLI file may grow, its unit tests included: past it, a file
+/// holds more than one concern (docs/dev/modules.md, "one concern per file").
+const MAX_FILE_LINES: usize = 600;
+
+#[test]
+fn no_source_file_outgrows_one_concern() {
+    let mut long = Vec::new();
+    let mut stack = vec![src()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+                if lines > MAX_FILE_LINES {
+                    long.push(format!("{} ({lines} lines)", path.display()));
+                }
+            }
+        }
+    }
+    long.sort();
+    assert!(
+        long.is_empty(),
+        "files over {MAX_FILE_LINES} lines; split them by concern: {long:?}"
+    );
+}
+
 #[test]
 fn the_reader_finds_what_a_use_line_names() {
     let file = SourceFile {
