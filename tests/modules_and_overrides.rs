@@ -326,3 +326,87 @@ fn yaml_1_1_words_in_targets_are_module_names_and_param_list_rows_come_once() {
         assert_eq!(rows, 1, "{component}.{param} in:\n{listed}");
     }
 }
+
+/// `render_partial` with `workers` threads: (component, object) pairs and the
+/// (component, message) of each error, or the error that ended the render.
+type Rendered = Result<(Vec<(String, String)>, Vec<(String, String)>), String>;
+
+fn render_with(root: &std::path::Path, env: &str, workers: usize) -> Rendered {
+    let app = kf::app::App::load(root).map_err(|e| e.to_string())?;
+    let options = kf::render::RenderOptions {
+        workers,
+        ..Default::default()
+    };
+    let (objects, errors) =
+        kf::render::render_partial(&app, env, &options).map_err(|e| e.to_string())?;
+    Ok((
+        objects
+            .into_iter()
+            .map(|o| (o.component, serde_json::Value::Object(o.object).to_string()))
+            .collect(),
+        errors
+            .into_iter()
+            .map(|e| (e.component, e.message))
+            .collect(),
+    ))
+}
+
+#[test]
+fn components_rendered_on_several_threads_give_what_one_thread_gives() {
+    let app = app_with_modules();
+    for name in ["a", "b", "c", "d", "e"] {
+        ok(
+            &app.root,
+            &["generate", "configMap", name, "--data", r#"{"k":"v"}"#],
+        );
+    }
+    // Two that fail, in two modules, and a YAML component patched by its params.
+    write(
+        app.root.join("components/broken.jsonnet"),
+        "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: error 'root fails' } }\n",
+    );
+    write(
+        app.root.join("components/team/serving/bad.jsonnet"),
+        "local p = std.extVar('__ksonnet/params').components; p.nothere\n",
+    );
+    write(
+        app.root.join("components/team/serving/plain.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: plain\n",
+    );
+    let one = render_with(&app.root, "default", 1);
+    let (objects, errors) = one.clone().expect("the env renders");
+    assert!(objects.len() >= 9, "{objects:?}");
+    let failed: Vec<&str> = errors.iter().map(|(c, _)| c.as_str()).collect();
+    assert_eq!(failed, ["broken", "team.serving.bad"], "{errors:?}");
+    for workers in [2, 3, 4, 0] {
+        assert_eq!(
+            render_with(&app.root, "default", workers),
+            one,
+            "{workers} workers"
+        );
+    }
+    // `-c` keeps its order and its checks on several threads too.
+    let app_handle = kf::app::App::load(&app.root).expect("app");
+    for workers in [1, 3] {
+        let options = kf::render::RenderOptions {
+            workers,
+            components: vec!["team.serving.web".into(), "a".into(), "nope".into()],
+            ..Default::default()
+        };
+        let error = kf::render::render_partial(&app_handle, "default", &options)
+            .expect_err("an unknown component");
+        assert!(error.to_string().contains("nope"), "{error}");
+    }
+
+    // An env whose main.jsonnet fails ends the render with the same error.
+    write(
+        app.root.join("environments/default/main.jsonnet"),
+        "error 'main fails'\n",
+    );
+    let one = render_with(&app.root, "default", 1);
+    assert!(
+        one.as_ref().is_err_and(|e| e.contains("main fails")),
+        "{one:?}"
+    );
+    assert_eq!(render_with(&app.root, "default", 3), one);
+}

@@ -784,6 +784,25 @@ fn memory_bombs_are_refused_with_an_error_naming_the_component() {
             "{expr}: {err}"
         );
     }
+    // Seven components more: the render takes a thread per core (src/render/parallel.rs),
+    // and the thread that meets the cap names its own component.
+    quick_components(&app, 7);
+    let err = fails(&app.root, &["show", "default"]);
+    assert!(
+        err.contains("component 'bomb'") && err.contains("MiB of memory"),
+        "{err}"
+    );
+}
+
+/// `n` small components, `quick0`…, that render at once.
+fn quick_components(app: &TempApp, n: usize) {
+    for i in 0..n {
+        component(
+            app,
+            &format!("quick{i}"),
+            "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'q' } }\n",
+        );
+    }
 }
 
 #[test]
@@ -803,6 +822,15 @@ fn an_evaluation_past_eval_timeout_ends_with_an_error() {
     );
     let err = fails(&app.root, &["show", "default", "--eval-timeout", "soon"]);
     assert!(err.contains("not a duration"), "{err}");
+    // On several threads each evaluation is timed, whichever thread has it.
+    quick_components(&app, 7);
+    let start = std::time::Instant::now();
+    let err = fails(&app.root, &["show", "default", "--eval-timeout", "1s"]);
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
+    assert!(
+        err.contains("component 'slow'") && err.contains("--eval-timeout 1s"),
+        "{err}"
+    );
 }
 
 /// With neither HOME nor XDG_CACHE_HOME, the generated ksonnet-lib goes to a folder of the

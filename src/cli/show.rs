@@ -186,6 +186,7 @@ impl JsonnetArgs {
             namespace: self.namespace().map(str::to_string),
             // Every command exits soon after it renders.
             leak_engines: true,
+            workers: 0,
         })
     }
 }

@@ -11,13 +11,28 @@
 use std::alloc::{GlobalAlloc, Layout};
 
 use mimalloc::MiMalloc;
+use std::cell::Cell;
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 
 /// The default cap; `KF_MAX_MEMORY_MB` changes it.
 pub const DEFAULT_MAX_MEMORY_MB: usize = 4096;
 
-static IN_USE: AtomicUsize = AtomicUsize::new(0);
+/// Bytes in use as last counted: each thread adds what it allocated and freed in batches
+/// ([`BATCH`]), so the count is behind by less than that per thread. Signed: one thread may
+/// free what another allocated before either has counted it.
+static IN_USE: AtomicIsize = AtomicIsize::new(0);
+
+/// How far a thread's own count may run ahead of [`IN_USE`]. An allocation this large is
+/// counted (and checked against the cap) before it is made. Counting every allocation
+/// in one shared counter cost a locked instruction each, and threads evaluating at once
+/// took turns on its cache line.
+const BATCH: isize = 1 << 20;
+
+thread_local! {
+    /// Bytes this thread allocated, net of what it freed, not yet in [`IN_USE`].
+    static UNCOUNTED: Cell<isize> = const { Cell::new(0) };
+}
 /// Bytes allowed; 0 while no cap is set (or after it was hit, so exiting can allocate).
 static CAP: AtomicUsize = AtomicUsize::new(0);
 
@@ -61,15 +76,35 @@ pub fn tune_allocator() {
 pub struct CappedAllocator;
 
 impl CappedAllocator {
-    fn reserve(&self, size: usize) {
+    /// Count `delta` bytes allocated (negative: freed); past the cap, end kf.
+    fn count(&self, delta: isize) {
+        let batch = UNCOUNTED.try_with(|uncounted| {
+            let now = uncounted.get().saturating_add(delta);
+            if now.abs() < BATCH {
+                uncounted.set(now);
+                0
+            } else {
+                uncounted.set(0);
+                now
+            }
+        });
+        // A thread past its thread-locals' end counts directly.
+        let batch = batch.unwrap_or(delta);
+        if batch == 0 {
+            return;
+        }
         let now = IN_USE
-            .fetch_add(size, Ordering::Relaxed)
-            .saturating_add(size);
+            .fetch_add(batch, Ordering::Relaxed)
+            .saturating_add(batch);
         let cap = CAP.load(Ordering::Relaxed);
-        if cap != 0 && now > cap {
-            over_cap(cap, size);
+        if batch > 0 && cap != 0 && usize::try_from(now).is_ok_and(|now| now > cap) {
+            over_cap(cap, delta.unsigned_abs());
         }
     }
+}
+
+fn signed(size: usize) -> isize {
+    isize::try_from(size).unwrap_or(isize::MAX)
 }
 
 #[cold]
@@ -92,29 +127,25 @@ fn over_cap(cap: usize, size: usize) -> ! {
 // beside it.
 unsafe impl GlobalAlloc for CappedAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        self.reserve(layout.size());
+        self.count(signed(layout.size()));
         // SAFETY: the caller upholds `alloc`'s contract, which MiMalloc shares.
         unsafe { MiMalloc.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        self.reserve(layout.size());
+        self.count(signed(layout.size()));
         // SAFETY: as above.
         unsafe { MiMalloc.alloc_zeroed(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+        self.count(-signed(layout.size()));
         // SAFETY: `ptr` came from MiMalloc with this layout.
         unsafe { MiMalloc.dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size > layout.size() {
-            self.reserve(new_size - layout.size());
-        } else {
-            IN_USE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-        }
+        self.count(signed(new_size).saturating_sub(signed(layout.size())));
         // SAFETY: as above.
         unsafe { MiMalloc.realloc(ptr, layout, new_size) }
     }

@@ -250,7 +250,8 @@ pub fn take_ksonnet_answers() -> usize {
 
 /// Run `render` as a probe that stops at ksonnet-style answer number `n` (0-based) and
 /// records its call site; returns whether it stopped there (`false`: fewer answers).
-/// Renders are single-threaded, so answer `n` is the same call on every run.
+/// `render` must evaluate on one thread (`RenderOptions::workers` 1), so that answer `n`
+/// is the same call on every run.
 pub fn probe_ksonnet_answer<T, E>(n: usize, render: impl FnOnce() -> Result<T, E>) -> bool {
     KSONNET_ANSWERS.store(0, Ordering::Relaxed);
     PROBE_STOPPED.store(false, Ordering::Relaxed);

@@ -2,18 +2,32 @@
 //! ksonnet-lib from an API spec, which is input as untrusted as Jsonnet), and the name of
 //! what is being evaluated for the errors of the limits that stop the process.
 
+use std::cell::Cell;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
-/// When the current evaluation started (ms since [`EPOCH`]; 0: none running).
-static EVALUATING_SINCE: AtomicU64 = AtomicU64::new(0);
+/// The evaluations running now, one per thread that evaluates (a render may evaluate
+/// components on several threads at once): each is timed from its own start.
+static RUNNING: Mutex<Vec<Running>> = Mutex::new(Vec::new());
 static EPOCH: Mutex<Option<Instant>> = Mutex::new(None);
-/// What is being evaluated, for the timeout message.
-static SUBJECT: Mutex<String> = Mutex::new(String::new());
-/// What the timeout message says ran too long and what to look at.
-static WORK: Mutex<Work> = Mutex::new(Work::Jsonnet);
 static TIMEOUT: Mutex<Option<Duration>> = Mutex::new(None);
+
+thread_local! {
+    /// How deep this thread is in marked evaluations: only the outermost is timed.
+    static DEPTH: Cell<usize> = const { Cell::new(0) };
+}
+
+/// One thread's outermost evaluation.
+struct Running {
+    thread: ThreadId,
+    /// When it started (ms since [`EPOCH`]).
+    since: u64,
+    /// What is being evaluated, for the timeout message.
+    subject: String,
+    /// What the timeout message says ran too long and what to look at.
+    work: Work,
+}
 
 fn now_ms() -> u64 {
     let mut epoch = EPOCH.lock().unwrap_or_else(|e| e.into_inner());
@@ -39,21 +53,23 @@ fn watch() {
             .spawn(|| {
                 loop {
                     std::thread::sleep(Duration::from_millis(100));
-                    let since = EVALUATING_SINCE.load(Ordering::SeqCst);
                     let Some(limit) = *TIMEOUT.lock().unwrap_or_else(|e| e.into_inner()) else {
                         continue;
                     };
-                    if since == 0 || now_ms().saturating_sub(since) < limit.as_millis() as u64 {
+                    let oldest = {
+                        let running = RUNNING.lock().unwrap_or_else(|e| e.into_inner());
+                        running
+                            .iter()
+                            .min_by_key(|r| r.since)
+                            .map(|r| (r.since, r.subject.clone(), r.work))
+                    };
+                    let Some((since, subject, work)) = oldest else {
+                        continue;
+                    };
+                    if now_ms().saturating_sub(since) < limit.as_millis() as u64 {
                         continue;
                     }
-                    let subject = SUBJECT
-                        .lock()
-                        .map(|s| s.clone())
-                        .unwrap_or_else(|e| e.into_inner().clone());
-                    let (what, advice) = WORK
-                        .lock()
-                        .map(|w| w.words())
-                        .unwrap_or_else(|e| e.into_inner().words());
+                    let (what, advice) = work.words();
                     eprintln!(
                         "error: {subject}: {what} took longer than --eval-timeout {}s; {advice}, or raise --eval-timeout",
                         limit.as_secs_f64()
@@ -64,12 +80,17 @@ fn watch() {
     });
 }
 
-/// What is being evaluated now, for an error that must name it; never blocks (it may
-/// run inside the allocator).
+/// What this thread is evaluating now, for an error that must name it; never blocks (it
+/// may run inside the allocator).
 pub fn current_subject() -> String {
-    match SUBJECT.try_lock() {
-        Ok(s) if !s.is_empty() => s.clone(),
-        _ => "kf".to_string(),
+    let me = std::thread::current().id();
+    match RUNNING.try_lock() {
+        Ok(running) => running
+            .iter()
+            .find(|r| r.thread == me && !r.subject.is_empty())
+            .map(|r| r.subject.clone())
+            .unwrap_or_else(|| "kf".to_string()),
+        Err(_) => "kf".to_string(),
     }
 }
 
@@ -114,16 +135,22 @@ impl Evaluating {
     }
 
     fn mark(work: Work, subject: impl FnOnce() -> String) -> Evaluating {
-        let outer = EVALUATING_SINCE.load(Ordering::SeqCst) == 0;
+        let outer = DEPTH.with(|d| {
+            d.set(d.get() + 1);
+            d.get() == 1
+        });
         if outer {
             watch();
-            if let Ok(mut s) = SUBJECT.lock() {
-                *s = subject();
-            }
-            if let Ok(mut w) = WORK.lock() {
-                *w = work;
-            }
-            EVALUATING_SINCE.store(now_ms(), Ordering::SeqCst);
+            let running = Running {
+                thread: std::thread::current().id(),
+                since: now_ms(),
+                subject: subject(),
+                work,
+            };
+            RUNNING
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(running);
         }
         Evaluating { outer }
     }
@@ -131,8 +158,47 @@ impl Evaluating {
 
 impl Drop for Evaluating {
     fn drop(&mut self) {
+        DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
         if self.outer {
-            EVALUATING_SINCE.store(0, Ordering::SeqCst);
+            let me = std::thread::current().id();
+            RUNNING
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .retain(|r| r.thread != me);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_thread_times_and_names_its_own_evaluation() {
+        let outer = Evaluating::start(|| "component 'a'".into());
+        assert_eq!(current_subject(), "component 'a'");
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                assert_eq!(current_subject(), "kf");
+                let _b = Evaluating::start(|| "component 'b'".into());
+                let _nested = Evaluating::start(|| "field 'x'".into());
+                assert_eq!(current_subject(), "component 'b'");
+            });
+        });
+        // The other thread's end took only its own evaluation off the watch.
+        assert_eq!(current_subject(), "component 'a'");
+        let me = std::thread::current().id();
+        let running = |id| {
+            RUNNING
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .filter(|r| r.thread == id)
+                .count()
+        };
+        assert_eq!(running(me), 1);
+        drop(outer);
+        assert_eq!(running(me), 0);
+        assert_eq!(current_subject(), "kf");
     }
 }

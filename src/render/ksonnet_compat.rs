@@ -351,8 +351,13 @@ const MAX_OBJECT_HAS_PROBES: usize = 8;
 /// done gave such answers. Call right after that render.
 pub fn object_has_warnings(app: &App, env: &str, options: &RenderOptions) -> Vec<String> {
     let answers = crate::engine::take_ksonnet_answers();
+    // Answer n must be the same call on every probe: one thread evaluates.
+    let options = RenderOptions {
+        workers: 1,
+        ..options.clone()
+    };
     for n in 0..answers.min(MAX_OBJECT_HAS_PROBES) {
-        if !crate::engine::probe_ksonnet_answer(n, || super::render(app, env, options)) {
+        if !crate::engine::probe_ksonnet_answer(n, || super::render(app, env, &options)) {
             break;
         }
     }

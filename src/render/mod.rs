@@ -12,6 +12,8 @@
 //! 5. objects sorted deterministically.
 //!
 //! Laziness is what makes `-c` cheap: a component nobody selects is never evaluated.
+//! Components are evaluated on several threads where the machine has the cores
+//! (parallel.rs), each thread with engines of its own (worker.rs).
 
 mod blame;
 mod components;
@@ -21,22 +23,21 @@ pub mod ksonnet_compat;
 mod objects;
 mod order;
 pub mod output;
+mod parallel;
 mod params;
 mod setup;
+mod worker;
 
 use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use crate::app::{App, AppError, Component, ComponentFormat};
-use crate::engine::{EvalError, TlaValue};
+use crate::app::{App, AppError};
+use crate::engine::TlaValue;
 
-use blame::{api_hint, blame_params, with_file};
 pub use components::parse_component_file;
 pub use entries::{Entries, ModuleParams, RawParams};
-use env_view::{env_main, env_view};
 pub use objects::merge_patch;
-use objects::to_objects;
 pub use order::sort_objects;
 pub use params::{
     check_env_folder, effective_params, env_params, read_module_params, read_module_params_of,
@@ -69,6 +70,10 @@ pub struct RenderOptions {
     /// objects are out: for a command that exits right after (freeing cost 12–20% of a
     /// render).
     pub leak_engines: bool,
+    /// Threads that evaluate components at once, each with engines of its own: 0 for one
+    /// per core and per six components (at most 4), 1 for this thread alone. The result
+    /// is the same either way.
+    pub workers: usize,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -146,119 +151,12 @@ pub fn render(
 
 /// [`render`], going on past components that fail: the objects of those that render
 /// (sorted), and the errors of those that do not. An error of the env or its params
-/// still stops it.
+/// still stops it. Components are evaluated on as many threads as
+/// [`RenderOptions::workers`] says; the result is the same on one.
 pub fn render_partial(
     app: &App,
     env_name: &str,
     options: &RenderOptions,
 ) -> Result<(Vec<RenderedObject>, Vec<ComponentError>), RenderError> {
-    let mut env = app.environment(env_name)?;
-    check_env_folder(app, &env)?;
-    let missing = crate::registry::missing_libraries(app, Some(&env));
-    if !missing.is_empty() {
-        return Err(RenderError::MissingLibraries(missing));
-    }
-    if let Some(ns) = &options.namespace {
-        env.namespace = ns.clone();
-    }
-    let engine = new_engine(app, &env, options);
-    let modules: ModuleParams = std::rc::Rc::new(target_modules(app, &env, &engine)?);
-    let all = app.components()?;
-    let in_targets = |c: &Component| modules.iter().any(|(m, _)| m.name == c.module);
-    let selected: Vec<Component> = if options.components.is_empty() {
-        all.iter().filter(|c| in_targets(c)).cloned().collect()
-    } else {
-        let mut picked = Vec::new();
-        for name in &options.components {
-            let c = crate::app::find_component(&all, name)?.clone();
-            if !in_targets(&c) {
-                return Err(RenderError::NotTargeted {
-                    module: app.module_of(&c).display_name().to_string(),
-                    component: c.name,
-                    env: env.name.clone(),
-                });
-            }
-            if !picked.iter().any(|p: &Component| p.name == c.name) {
-                picked.push(c);
-            }
-        }
-        picked
-    };
-
-    // The env's params stay values of the engine that evaluated them (their ext vars are
-    // the module params); the components then get engines of their own.
-    let (view, mut engine) = env_view(app, &env, engine, &modules)?;
-
-    let mut objects = Vec::new();
-    let mut errors = Vec::new();
-    for (module, raw) in modules.iter() {
-        let module_selected: Vec<&Component> = selected
-            .iter()
-            .filter(|c| c.module == module.name)
-            .collect();
-        if module_selected.is_empty() {
-            continue;
-        }
-        let members: Vec<&Component> = all.iter().filter(|c| c.module == module.name).collect();
-        // main.jsonnet and the components read `__ksonnet/params` for their own module
-        // only, and Jsonnet caches imports: each further module gets a fresh engine.
-        let engine = engine
-            .take()
-            .unwrap_or_else(|| new_engine(app, &env, options));
-        // Every entry of the module's params, not only those with a component file:
-        // apps keep shared blocks (`"t2t-job"`) that other components read.
-        let locals: std::collections::BTreeSet<&str> = raw
-            .components
-            .names()
-            .chain(members.iter().map(|c| c.local.as_str()))
-            .collect();
-        engine.set_ext_val("__ksonnet/params", view.of_module(module, locals));
-        let components = components::lazy_object(app, &members, &raw.components, &options.tla);
-        let result = env_main(app, &env, &engine, components)?;
-        for component in module_selected {
-            // The component's value, and for a YAML/JSON component its env params to patch.
-            let read = || -> Result<Option<(Value, Option<Value>)>, EvalError> {
-                let Some(value) = engine.field_json(&result, &component.name)? else {
-                    return Ok(None);
-                };
-                let patch = match component.format {
-                    ComponentFormat::Jsonnet => None,
-                    _ => view.entry_json(&component.name)?,
-                };
-                Ok(Some((value, patch)))
-            };
-            let (value, patch) = match read() {
-                Ok(Some(read)) => read,
-                Ok(None) => continue,
-                Err(EvalError { message }) => {
-                    let hint = api_hint(&env, &message);
-                    let message = with_file(app, component, message) + &hint;
-                    errors.push(ComponentError {
-                        component: component.name.clone(),
-                        message: blame_params(app, &env, module, component, &view, message),
-                    });
-                    continue;
-                }
-            };
-            match to_objects(&component.name, value, patch.as_ref()) {
-                Ok(mut objs) => objects.append(&mut objs),
-                Err(message) => {
-                    let message = format!("{}: {message}", rel(app, &component.path));
-                    errors.push(ComponentError {
-                        component: component.name.clone(),
-                        message: blame_params(app, &env, module, component, &view, message),
-                    });
-                }
-            }
-        }
-        if options.leak_engines {
-            std::mem::forget(result);
-            std::mem::forget(engine);
-        }
-    }
-    if options.leak_engines {
-        view.leak();
-    }
-    sort_objects(&mut objects);
-    Ok((objects, errors))
+    parallel::render_partial(app, env_name, options)
 }

@@ -1,0 +1,207 @@
+//! Components evaluated on several threads at once. Each thread sets the env up for
+//! itself ([`Worker`]) and takes the next component of the render's list until none is
+//! left; the outcomes are put back in list order, so objects, errors and the error that
+//! ends a render are the same as on one thread.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use super::worker::{Outcome, Worker};
+use super::{ComponentError, RenderError, RenderOptions, RenderedObject, sort_objects};
+use crate::app::App;
+
+/// Threads a render uses at most when [`RenderOptions::workers`] leaves it to the machine:
+/// each sets the env up and parses the libraries its components import for itself.
+const MAX_WORKERS: usize = 4;
+
+/// Evaluating a component recurses once per level of its source; a helper thread gets the
+/// stack the command's own thread has (address space, committed only as used).
+const HELPER_STACK_BYTES: usize = 1 << 30;
+
+/// The render's list, handed out one component at a time.
+#[derive(Default)]
+struct Queue {
+    next: AtomicUsize,
+    stopped: AtomicBool,
+}
+
+impl Queue {
+    /// The next component's place in a list of `len`; `None` when all are taken or the
+    /// render has stopped.
+    fn take(&self, len: usize) -> Option<usize> {
+        if self.stopped.load(Ordering::SeqCst) {
+            return None;
+        }
+        let index = self.next.fetch_add(1, Ordering::SeqCst);
+        (index < len).then_some(index)
+    }
+
+    fn stop(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Take components from `queue` until none is left or one ends the render.
+fn work(worker: &mut Worker, queue: &Queue) -> Vec<(usize, Outcome)> {
+    let len = worker.len();
+    let mut done = Vec::new();
+    while let Some(index) = queue.take(len) {
+        let outcome = worker.render(index);
+        if outcome.is_err() {
+            queue.stop();
+        }
+        done.push((index, outcome));
+    }
+    done
+}
+
+struct Helper {
+    results: mpsc::Receiver<Vec<(usize, Outcome)>>,
+    /// Joined when the render is done; `None` when the thread outlives it (it parks,
+    /// keeping its object graph, until the process exits).
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Components a thread should have before a render takes another: each thread sets the
+/// env up and parses the ksonnet-lib for itself, which a render of a few components does
+/// not win back (on the corpus' two-component apps a second thread made `kf show` slower
+/// and added 210 system calls and 1,300 page faults).
+const COMPONENTS_PER_THREAD: usize = 6;
+
+/// How many threads besides this one render `options` of an app with `all` components.
+fn helper_count(all: usize, options: &RenderOptions) -> usize {
+    let components = if options.components.is_empty() {
+        all
+    } else {
+        options.components.len()
+    };
+    let workers = match options.workers {
+        0 => match components.div_ceil(COMPONENTS_PER_THREAD).min(MAX_WORKERS) {
+            // Asking the machine reads its cgroup's files: only when it matters.
+            wanted @ 2.. => std::thread::available_parallelism().map_or(1, |n| n.get().min(wanted)),
+            _ => 1,
+        },
+        n => n,
+    };
+    // One component needs no second thread.
+    if components < 2 {
+        return 0;
+    }
+    workers.saturating_sub(1)
+}
+
+fn spawn_helpers(
+    app: &App,
+    env: &str,
+    options: &RenderOptions,
+    helpers: usize,
+    queue: &Arc<Queue>,
+) -> Vec<Helper> {
+    (0..helpers)
+        .filter_map(|_| {
+            let (sender, results) = mpsc::channel();
+            let (app, env, options) = (app.clone(), env.to_string(), options.clone());
+            let queue = queue.clone();
+            let outlives = options.leak_engines;
+            let thread = std::thread::Builder::new()
+                .name("kf-render".into())
+                .stack_size(HELPER_STACK_BYTES)
+                .spawn(move || {
+                    // A helper that cannot set the env up leaves its share to the others:
+                    // this thread reports the same error.
+                    let done = match Worker::new(&app, &env, &options, app.components()) {
+                        Ok(mut worker) => {
+                            let done = work(&mut worker, &queue);
+                            worker.finish();
+                            done
+                        }
+                        Err(_) => Vec::new(),
+                    };
+                    let _ = sender.send(done);
+                    // Ending the thread would free its object graph piece by piece (its
+                    // thread-local destructors walk it): the process exits first.
+                    if outlives {
+                        loop {
+                            std::thread::park();
+                        }
+                    }
+                })
+                .ok()?;
+            Some(Helper {
+                results,
+                thread: (!outlives).then_some(thread),
+            })
+        })
+        .collect()
+}
+
+/// Render `env_name` on this thread and as many helpers as `options` allows.
+pub(super) fn render_partial(
+    app: &App,
+    env_name: &str,
+    options: &RenderOptions,
+) -> Result<(Vec<RenderedObject>, Vec<ComponentError>), RenderError> {
+    let queue = Arc::new(Queue::default());
+    let all = app.components();
+    let count = helper_count(all.as_ref().map_or(0, Vec::len), options);
+    let helpers = spawn_helpers(app, env_name, options, count, &queue);
+    let mut worker = match Worker::new(app, env_name, options, all) {
+        Ok(worker) => worker,
+        Err(e) => {
+            queue.stop();
+            for helper in helpers {
+                let _ = helper.results.recv();
+                if let Some(thread) = helper.thread {
+                    let _ = thread.join();
+                }
+            }
+            return Err(e);
+        }
+    };
+    let len = worker.len();
+    let mut outcomes: Vec<Option<Outcome>> = (0..len).map(|_| None).collect();
+    let mut place = |done: Vec<(usize, Outcome)>| {
+        for (index, outcome) in done {
+            if let Some(slot) = outcomes.get_mut(index) {
+                *slot = Some(outcome);
+            }
+        }
+    };
+    place(work(&mut worker, &queue));
+    for helper in helpers {
+        // A helper that died took nothing it did not report, or left it unreported:
+        // either way this thread renders what is missing below.
+        if let Ok(done) = helper.results.recv() {
+            place(done);
+        }
+        if let Some(thread) = helper.thread {
+            let _ = thread.join();
+        }
+    }
+    let end = outcomes
+        .iter()
+        .position(|o| matches!(o, Some(Err(_))))
+        .unwrap_or(len);
+    for (index, slot) in outcomes.iter_mut().enumerate().take(end) {
+        if slot.is_none() {
+            let outcome = worker.render(index);
+            let ends = outcome.is_err();
+            *slot = Some(outcome);
+            if ends {
+                break;
+            }
+        }
+    }
+    worker.finish();
+    let mut objects = Vec::new();
+    let mut errors = Vec::new();
+    for outcome in outcomes.into_iter().flatten() {
+        match outcome? {
+            Ok(mut objs) => objects.append(&mut objs),
+            Err(e) => errors.push(e),
+        }
+    }
+    sort_objects(&mut objects);
+    Ok((objects, errors))
+}

@@ -1,0 +1,229 @@
+//! One thread's share of a render: the env set up for it (its own engines, since
+//! jrsonnet's values live on the thread that made them), and the components it is handed,
+//! one at a time, by their place in the render's list.
+
+use std::collections::BTreeSet;
+
+use jrsonnet_evaluator::ObjValue;
+use serde_json::Value;
+
+use super::blame::{api_hint, blame_params, with_file};
+use super::entries::ModuleParams;
+use super::env_view::{EnvView, env_main, env_view};
+use super::objects::to_objects;
+use super::params::{check_env_folder, target_modules};
+use super::{ComponentError, RenderError, RenderOptions, RenderedObject, components, rel};
+use crate::app::{App, AppError, Component, ComponentFormat, Environment};
+use crate::engine::{Engine, EvalError};
+
+/// What rendering one component gave: its objects or its error. An error of its module's
+/// main.jsonnet ends the whole render.
+pub(super) type Outcome = Result<Result<Vec<RenderedObject>, ComponentError>, RenderError>;
+
+pub(super) struct Worker<'a> {
+    app: &'a App,
+    options: &'a RenderOptions,
+    env: Environment,
+    modules: ModuleParams,
+    all: Vec<Component>,
+    /// The components to render, module by module in the order of `modules` (the order
+    /// their errors are reported in), each with its module's index.
+    work: Vec<(usize, Component)>,
+    view: EnvView,
+    /// The engine that evaluated the module params, for the first module to open.
+    spare: Option<Engine>,
+    current: Option<Open>,
+}
+
+/// A module's components, read through its env's main.jsonnet in an engine of its own:
+/// main.jsonnet and the components read `__ksonnet/params` for their own module only, and
+/// Jsonnet caches imports.
+struct Open {
+    module: usize,
+    result: ObjValue,
+    engine: Engine,
+}
+
+impl<'a> Worker<'a> {
+    /// Set up `env_name` for rendering: its params evaluated (each entry when read) and
+    /// the components `options` selects of `all` (the app's, as [`App::components`] read
+    /// them), in order. Every worker of a render sets up the same list.
+    pub(super) fn new(
+        app: &'a App,
+        env_name: &str,
+        options: &'a RenderOptions,
+        all: Result<Vec<Component>, AppError>,
+    ) -> Result<Worker<'a>, RenderError> {
+        let mut env = app.environment(env_name)?;
+        check_env_folder(app, &env)?;
+        let missing = crate::registry::missing_libraries(app, Some(&env));
+        if !missing.is_empty() {
+            return Err(RenderError::MissingLibraries(missing));
+        }
+        if let Some(ns) = &options.namespace {
+            env.namespace = ns.clone();
+        }
+        let engine = super::new_engine(app, &env, options);
+        let modules: ModuleParams = std::rc::Rc::new(target_modules(app, &env, &engine)?);
+        let all = all?;
+        let selected = select(app, &env, &modules, &all, options)?;
+        let work = modules
+            .iter()
+            .enumerate()
+            .flat_map(|(index, (module, _))| {
+                selected
+                    .iter()
+                    .filter(move |c| c.module == module.name)
+                    .map(move |c| (index, c.clone()))
+            })
+            .collect();
+        // The env's params stay values of the engine that evaluated them (their ext vars
+        // are the module params); the components then get engines of their own.
+        let (view, spare) = env_view(app, &env, engine, &modules)?;
+        Ok(Worker {
+            app,
+            options,
+            env,
+            modules,
+            all,
+            work,
+            view,
+            spare,
+            current: None,
+        })
+    }
+
+    /// How many components the render has.
+    pub(super) fn len(&self) -> usize {
+        self.work.len()
+    }
+
+    /// Render component number `index` of the list.
+    pub(super) fn render(&mut self, index: usize) -> Outcome {
+        let Some((module, component)) = self.work.get(index).cloned() else {
+            return Ok(Ok(Vec::new()));
+        };
+        let open = match self.current.take() {
+            Some(open) if open.module == module => open,
+            other => {
+                if let Some(old) = other {
+                    self.close(old);
+                }
+                self.open(module)?
+            }
+        };
+        let outcome = self.component(&open, &component);
+        self.current = Some(open);
+        Ok(outcome)
+    }
+
+    fn open(&mut self, index: usize) -> Result<Open, RenderError> {
+        let (app, options) = (self.app, self.options);
+        let (module, raw) = &self.modules[index];
+        let members: Vec<&Component> = self
+            .all
+            .iter()
+            .filter(|c| c.module == module.name)
+            .collect();
+        let engine = self
+            .spare
+            .take()
+            .unwrap_or_else(|| super::new_engine(app, &self.env, options));
+        // Every entry of the module's params, not only those with a component file:
+        // apps keep shared blocks (`"t2t-job"`) that other components read.
+        let locals: BTreeSet<&str> = raw
+            .components
+            .names()
+            .chain(members.iter().map(|c| c.local.as_str()))
+            .collect();
+        engine.set_ext_val("__ksonnet/params", self.view.of_module(module, locals));
+        let components = components::lazy_object(app, &members, &raw.components, &options.tla);
+        let result = env_main(app, &self.env, &engine, components)?;
+        Ok(Open {
+            module: index,
+            result,
+            engine,
+        })
+    }
+
+    fn component(
+        &self,
+        open: &Open,
+        component: &Component,
+    ) -> Result<Vec<RenderedObject>, ComponentError> {
+        let (app, env) = (self.app, &self.env);
+        // The component's value, and for a YAML/JSON component its env params to patch.
+        let read = || -> Result<Option<(Value, Option<Value>)>, EvalError> {
+            let Some(value) = open.engine.field_json(&open.result, &component.name)? else {
+                return Ok(None);
+            };
+            let patch = match component.format {
+                ComponentFormat::Jsonnet => None,
+                _ => self.view.entry_json(&component.name)?,
+            };
+            Ok(Some((value, patch)))
+        };
+        let module = &self.modules[open.module].0;
+        let blame = |message: String| ComponentError {
+            component: component.name.clone(),
+            message: blame_params(app, env, module, component, &self.view, message),
+        };
+        match read() {
+            Ok(Some((value, patch))) => to_objects(&component.name, value, patch.as_ref())
+                .map_err(|message| blame(format!("{}: {message}", rel(app, &component.path)))),
+            Ok(None) => Ok(Vec::new()),
+            Err(EvalError { message }) => {
+                let hint = api_hint(env, &message);
+                Err(blame(with_file(app, component, message) + &hint))
+            }
+        }
+    }
+
+    /// Done with a module: its object graph is freed, or kept when the process is about
+    /// to exit ([`RenderOptions::leak_engines`]).
+    fn close(&self, open: Open) {
+        if self.options.leak_engines {
+            std::mem::forget(open);
+        }
+    }
+
+    /// Done with the render.
+    pub(super) fn finish(mut self) {
+        if let Some(open) = self.current.take() {
+            self.close(open);
+        }
+        if self.options.leak_engines {
+            self.view.leak();
+        }
+    }
+}
+
+/// The components `options` selects in `env`: all those of its target modules, or those
+/// `-c` names (each once, in the order named).
+fn select(
+    app: &App,
+    env: &Environment,
+    modules: &ModuleParams,
+    all: &[Component],
+    options: &RenderOptions,
+) -> Result<Vec<Component>, RenderError> {
+    let in_targets = |c: &Component| modules.iter().any(|(m, _)| m.name == c.module);
+    if options.components.is_empty() {
+        return Ok(all.iter().filter(|c| in_targets(c)).cloned().collect());
+    }
+    let mut picked: Vec<Component> = Vec::new();
+    for name in &options.components {
+        let c = crate::app::find_component(all, name)?.clone();
+        if !in_targets(&c) {
+            return Err(RenderError::NotTargeted {
+                module: app.module_of(&c).display_name().to_string(),
+                component: c.name,
+                env: env.name.clone(),
+            });
+        }
+        if !picked.iter().any(|p| p.name == c.name) {
+            picked.push(c);
+        }
+    }
+    Ok(picked)
+}
