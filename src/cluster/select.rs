@@ -157,12 +157,18 @@ fn trim_token_file(config: &mut kube::Config) -> Result<(), ClusterError> {
     Ok(())
 }
 
+/// How much later than the per-request timeout kube's own read timeout fires. kf bounds
+/// each attempt itself (and says "no reply within …"); kube's is the backstop. At the same
+/// instant the two raced, and on a loaded machine kube's sometimes won with a bare "timed
+/// out" (seen in CI on tests/cluster.rs's silent-server test).
+const READ_TIMEOUT_MARGIN: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// kf's settings on every client: no retries of kube's own (kf's client has the one retry
 /// layer), and a read timeout so a server that accepts a request and never answers
-/// cannot hang kf (the per-request timeout also bounds discovery, which bypasses kf's).
+/// cannot hang kf (kf's per-request timeout, which fires first, bounds discovery too).
 fn tune(config: &mut kube::Config, request_timeout: std::time::Duration) {
     config.default_retry = false;
-    config.read_timeout = Some(request_timeout);
+    config.read_timeout = Some(request_timeout.saturating_add(READ_TIMEOUT_MARGIN));
     config.connect_timeout = Some(request_timeout.min(std::time::Duration::from_secs(10)));
 }
 
