@@ -9,7 +9,7 @@ use std::sync::mpsc;
 
 use super::worker::{Outcome, Worker};
 use super::{ComponentError, RenderError, RenderOptions, RenderedObject, sort_objects};
-use crate::app::App;
+use crate::app::{App, Component};
 
 /// Threads a render uses at most when [`RenderOptions::workers`] leaves it to the machine:
 /// each sets the env up and parses the libraries its components import for itself.
@@ -91,17 +91,24 @@ fn helper_count(all: usize, options: &RenderOptions) -> usize {
     workers.saturating_sub(1)
 }
 
+/// Start `helpers` threads on `queue`. `all` is the app's components as this thread read
+/// them (`None`: it could not, and reports why): a helper does not walk the folder again.
 fn spawn_helpers(
     app: &App,
     env: &str,
     options: &RenderOptions,
+    all: Option<&Vec<Component>>,
     helpers: usize,
     queue: &Arc<Queue>,
 ) -> Vec<Helper> {
+    let Some(all) = all else {
+        return Vec::new();
+    };
     (0..helpers)
         .filter_map(|_| {
             let (sender, results) = mpsc::channel();
             let (app, env, options) = (app.clone(), env.to_string(), options.clone());
+            let all = all.clone();
             let queue = queue.clone();
             let outlives = options.leak_engines;
             let thread = std::thread::Builder::new()
@@ -110,7 +117,7 @@ fn spawn_helpers(
                 .spawn(move || {
                     // A helper that cannot set the env up leaves its share to the others:
                     // this thread reports the same error.
-                    let done = match Worker::new(&app, &env, &options, app.components()) {
+                    let done = match Worker::new(&app, &env, &options, Ok(all)) {
                         Ok(mut worker) => {
                             let done = work(&mut worker, &queue);
                             worker.finish();
@@ -145,16 +152,13 @@ pub(super) fn render_partial(
     let queue = Arc::new(Queue::default());
     let all = app.components();
     let count = helper_count(all.as_ref().map_or(0, Vec::len), options);
-    let helpers = spawn_helpers(app, env_name, options, count, &queue);
+    let helpers = spawn_helpers(app, env_name, options, all.as_ref().ok(), count, &queue);
     let mut worker = match Worker::new(app, env_name, options, all) {
         Ok(worker) => worker,
         Err(e) => {
             queue.stop();
-            for helper in helpers {
-                let _ = helper.results.recv();
-                if let Some(thread) = helper.thread {
-                    let _ = thread.join();
-                }
+            for thread in helpers.into_iter().filter_map(|h| h.thread) {
+                let _ = thread.join();
             }
             return Err(e);
         }
