@@ -190,3 +190,67 @@ fn importstr_of_an_imported_json_file_reads_its_bytes() {
     let err = evaluate(dir.path(), "dup.jsonnet", "import 'dup.json'").unwrap_err();
     assert!(err.contains("dup.json"), "{err}");
 }
+
+/// kf's `std.parseJson` makes Jsonnet values only where they are read, and renders
+/// unchanged objects straight from the parsed text (src/engine/parse_json.rs): whatever
+/// Jsonnet does with them gives what it gives with the values Jsonnet reads from the same
+/// text as code (the text is data, so the two must agree).
+#[test]
+fn parsed_json_behaves_as_the_same_text_read_as_jsonnet() {
+    let mut runner = TestRunner::new(Config {
+        cases: 200,
+        ..Config::default()
+    });
+    let strategy = (json(), prop::collection::vec(any::<u8>(), 1..64));
+    runner
+        .run(&strategy, |(value, style)| {
+            let mut text = String::new();
+            print(&value, &mut style.into_iter().cycle(), &mut text);
+            prop_assume!(reads_as_data(&text));
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("x.txt"), &text).unwrap();
+            std::fs::write(dir.path().join("x.libsonnet"), &text).unwrap();
+            let uses = |v: &str| {
+                format!(
+                    "local v = {v}; local t = std.type(v); {{
+                      v: v,
+                      manifest: std.manifestJsonEx(v, ' '),
+                      same: v == (import 'x.libsonnet'),
+                      changed: if t == 'object' then v + {{ added: [v] }} else [v, v],
+                      inner: if t == 'object' then [v[k] for k in std.objectFields(v)] else if t == 'array' then std.reverse(v) else v,
+                      fields: if t == 'object' then std.objectFieldsAll(v) else null,
+                      length: if std.member(['object', 'array', 'string'], t) then std.length(v) else null,
+                    }}"
+                )
+            };
+            let parsed = evaluate(dir.path(), "a.jsonnet", &uses("std.parseJson(importstr 'x.txt')"));
+            let read = evaluate(dir.path(), "b.jsonnet", &uses("import 'x.libsonnet'"));
+            prop_assert_eq!(&parsed, &read, "{}", text);
+            prop_assert_eq!(&parsed.unwrap()["same"], &Value::Bool(true));
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// Where `std.parseJson` and Jsonnet code part ways, it is JSON's reading: a key given
+/// twice keeps its last value; text after the value is an error, as is a text that is not
+/// JSON.
+#[test]
+fn parse_json_reads_a_repeated_key_as_its_last_value_and_refuses_what_is_not_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = evaluate(
+        dir.path(),
+        "a.jsonnet",
+        r#"local v = std.parseJson('{"a": 1, "b": {"c": [1]}, "a": {"d": 2}}'); { v: v, a: v.a.d }"#,
+    )
+    .unwrap();
+    assert_eq!(
+        out,
+        serde_json::json!({ "v": { "a": { "d": 2 }, "b": { "c": [1] } }, "a": 2 })
+    );
+    for text in ["{} x", "{'a': 1}", "[1,]", ""] {
+        let code = format!("std.parseJson({})", serde_json::to_string(text).unwrap());
+        let err = evaluate(dir.path(), "b.jsonnet", &code).unwrap_err();
+        assert!(err.contains("failed to parse json"), "{text}: {err}");
+    }
+}

@@ -8,6 +8,7 @@ pub mod json_import;
 pub mod lexer;
 pub mod limits;
 pub mod memory;
+mod parse_json;
 mod resolver;
 mod stdlib;
 pub mod watchdog;
@@ -217,6 +218,14 @@ impl Engine {
     }
 }
 
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // The objects std.parseJson made are this engine's (or another's on this thread,
+        // which then walks them as any other object).
+        parse_json::forget();
+    }
+}
+
 /// Answers of `std.objectHas` that followed ksonnet 0.13's engine where today's Jsonnet
 /// answers otherwise, counted over every engine of the process since the last
 /// [`take_ksonnet_answers`]. jrsonnet gives a builtin no call site, so a warning's file:line
@@ -354,6 +363,9 @@ fn val_to_json(val: &Val) -> jrsonnet_evaluator::Result<Value> {
             Value::Array(out)
         }
         Val::Obj(obj) => {
+            if let Some(json) = parse_json::object_json(obj) {
+                return Ok(json);
+            }
             let mut out = Map::new();
             for (key, value) in obj.iter() {
                 let v = jrsonnet_evaluator::in_description_frame(

@@ -103,6 +103,16 @@ fn kf_set_union(a: ArrValue, b: ArrValue, keyF: Option<Val>) -> Result<ArrValue>
     }
 }
 
+/// `std.parseJson`, its values made as they are read ([`super::parse_json`]); a text that
+/// reader refuses gets jrsonnet's own error.
+#[builtin]
+fn kf_parse_json(str: IStr) -> Result<Val> {
+    match super::parse_json::parse(&str) {
+        Some(val) => Ok(val),
+        None => jrsonnet_stdlib::builtin_parse_json(str),
+    }
+}
+
 /// jrsonnet's standard library with kf's bounded `makeArray` and `repeat`, and the ext
 /// vars and `thisFile` of jrsonnet's own initializer.
 #[derive(Trace, Clone)]
@@ -126,6 +136,7 @@ impl BoundedStdlib {
         std.method("objectHas", kf_object_has {});
         std.method("objectHasEx", kf_object_has_ex {});
         std.method("setUnion", kf_set_union {});
+        std.method("parseJson", kf_parse_json {});
         BoundedStdlib {
             stdlib: std.build(),
             settings,

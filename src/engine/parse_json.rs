@@ -1,0 +1,236 @@
+//! `std.parseJson` without a Jsonnet value per JSON value. jrsonnet's builds the whole
+//! document as Jsonnet values (an interned string per key and string, an object with its
+//! field table per object), and rendering then walks them back to JSON. Registry packages
+//! import large JSON files (Kubeflow v0.5's seldon package puts a 277 kB pod template
+//! schema into its CRD twice; json_import.rs reads such imports through `std.parseJson`),
+//! and most of a document is only ever written out again.
+//!
+//! So the text is read into a plain tree ([`Json`]) once; a Jsonnet object or array is
+//! made of a node only when something reads it, and each object made so is remembered
+//! with its node: when rendering meets one of those objects, [`object_json`] gives its JSON
+//! straight from the tree. An object changed by Jsonnet (`o + {…}`) is a new object and is
+//! walked as any other; the objects inside it still come from the tree.
+//!
+//! The values are those jrsonnet's `std.parseJson` gives: the same parser (serde_json)
+//! accepts the same texts, numbers become the same doubles, a key given twice keeps its
+//! last value, and any text this reader refuses is handed to jrsonnet's, for its error.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use jrsonnet_evaluator::rustc_hash::FxHashMap;
+use jrsonnet_evaluator::val::MemoizedClosureThunk;
+use jrsonnet_evaluator::{IStr, ObjValue, Thunk, Val};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use super::limits::MAX_ARRAY_ITEMS;
+
+/// A parsed JSON document. Arrays and objects are shared, so that a Jsonnet value made
+/// later holds its part of the tree without copying it.
+#[derive(Debug, Clone)]
+enum Json {
+    Null,
+    Bool(bool),
+    Number(f64),
+    String(Box<str>),
+    Array(Rc<[Json]>),
+    /// Members in the order written; a key may come twice (the last one counts).
+    Object(Members),
+}
+
+type Members = Rc<[(Box<str>, Json)]>;
+
+// Plain data: nothing the cycle collector could reach.
+impl jrsonnet_gcmodule::Trace for Json {
+    fn is_type_tracked() -> bool {
+        false
+    }
+}
+
+thread_local! {
+    /// Each object made from a tree, with its members. Holding the object keeps its
+    /// address from being reused while it is here.
+    static MADE: RefCell<FxHashMap<ObjValue, Members>> =
+        RefCell::default();
+}
+
+/// `std.parseJson(text)`.
+pub fn parse(text: &str) -> Option<Val> {
+    let mut longest = 0;
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let json = Seed(&mut longest).deserialize(&mut reader).ok()?;
+    // Only blanks may follow the document.
+    reader.end().ok()?;
+    // Rendering refuses arrays past the limit, naming where they are: such a document is
+    // left to jrsonnet's values, whose walk does that.
+    (longest <= MAX_ARRAY_ITEMS).then(|| to_val(&json))
+}
+
+/// The JSON of `obj` if it was made from a parsed document and nothing has changed it
+/// since (Jsonnet objects are immutable: a change makes another object).
+pub fn object_json(obj: &ObjValue) -> Option<Value> {
+    MADE.with_borrow(|made| {
+        if made.is_empty() {
+            return None;
+        }
+        made.get(obj).map(|members| object_to_json(members))
+    })
+}
+
+/// Forget the objects made so far (their engine is gone; rendering another engine's
+/// objects only walks them instead).
+pub fn forget() {
+    MADE.with_borrow_mut(FxHashMap::clear);
+}
+
+fn to_val(json: &Json) -> Val {
+    match json {
+        Json::Null => Val::Null,
+        Json::Bool(b) => Val::Bool(*b),
+        Json::Number(n) => Val::try_num(*n).unwrap_or(Val::Null),
+        Json::String(s) => Val::string(&**s),
+        Json::Array(items) => Val::arr(items.iter().map(lazy).collect::<Vec<_>>()),
+        Json::Object(members) => {
+            let mut builder = ObjValue::builder_with_capacity(members.len());
+            for (key, value) in members.iter() {
+                builder.field(IStr::from(&**key)).thunk(lazy(value));
+            }
+            let obj = builder.build();
+            MADE.with_borrow_mut(|made| made.insert(obj.clone(), members.clone()));
+            Val::Obj(obj)
+        }
+    }
+}
+
+/// `json` as a Jsonnet value: at once for a scalar, when first read for the others.
+fn lazy(json: &Json) -> Thunk<Val> {
+    match json {
+        Json::Array(_) | Json::Object(_) => {
+            Thunk::new(MemoizedClosureThunk::new(json.clone(), |json| {
+                Ok(to_val(&json))
+            }))
+        }
+        scalar => Thunk::evaluated(to_val(scalar)),
+    }
+}
+
+fn to_json(json: &Json) -> Value {
+    match json {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => super::number_to_json(*n),
+        Json::String(s) => Value::String(s.to_string()),
+        Json::Array(items) => Value::Array(items.iter().map(to_json).collect()),
+        Json::Object(members) => object_to_json(members),
+    }
+}
+
+fn object_to_json(members: &[(Box<str>, Json)]) -> Value {
+    let mut out = Map::new();
+    for (key, value) in members {
+        out.insert(key.to_string(), to_json(value));
+    }
+    Value::Object(out)
+}
+
+/// Reads a [`Json`], noting the length of the longest array.
+struct Seed<'a>(&'a mut usize);
+
+impl<'de> DeserializeSeed<'de> for Seed<'_> {
+    type Value = Json;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Json, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Seed<'_> {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Json, E> {
+        Ok(Json::Null)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Json, E> {
+        Ok(Json::Bool(v))
+    }
+
+    // Integers become doubles as jrsonnet's reader makes them (`as f64`).
+    #[allow(clippy::cast_precision_loss)]
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Json, E> {
+        Ok(Json::Number(v as f64))
+    }
+
+    #[allow(clippy::cast_precision_loss)]
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Json, E> {
+        Ok(Json::Number(v as f64))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Json, E> {
+        if v.is_finite() {
+            Ok(Json::Number(v))
+        } else {
+            Err(E::custom("number out of range"))
+        }
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Json, E> {
+        Ok(Json::String(v.into()))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(Seed(&mut *self.0))? {
+            items.push(item);
+        }
+        *self.0 = (*self.0).max(items.len());
+        Ok(Json::Array(items.into()))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        let mut members = Vec::new();
+        while let Some(key) = map.next_key::<Key>()? {
+            members.push((key.0, map.next_value_seed(Seed(&mut *self.0))?));
+        }
+        Ok(Json::Object(members.into()))
+    }
+}
+
+/// An object key.
+struct Key(Box<str>);
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = Key;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
+                Ok(Key(v.into()))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A document with an array past rendering's limit is left to jrsonnet's reader, so
+    /// that rendering refuses it with the path to the array.
+    #[test]
+    fn an_array_past_the_limit_is_left_to_jrsonnet() {
+        let items = vec!["0"; MAX_ARRAY_ITEMS + 1].join(",");
+        assert!(parse(&format!("{{\"a\": [{items}]}}")).is_none());
+        let items = ["0"; 3].join(",");
+        assert!(parse(&format!("{{\"a\": [{items}]}}")).is_some());
+    }
+}
