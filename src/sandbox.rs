@@ -369,13 +369,10 @@ impl Sandbox {
     pub fn with_verified(
         mut self,
         dir: &Path,
-        digests: std::collections::BTreeMap<String, [u8; 32]>,
+        digests: std::sync::Arc<std::collections::BTreeMap<String, [u8; 32]>>,
     ) -> Sandbox {
         if let Ok(dir) = real_dir(dir) {
-            self.verified.push(Verified {
-                dir,
-                digests: std::sync::Arc::new(digests),
-            });
+            self.verified.push(Verified { dir, digests });
         }
         self
     }

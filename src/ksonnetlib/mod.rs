@@ -118,10 +118,10 @@ pub enum LibraryDir {
     /// The app's own `lib/ksonnet-lib/<version>/` (inside the app's sandbox).
     App(std::path::PathBuf),
     /// A library kf generated into its cache, with the digest of every file in it: only
-    /// those files, unchanged, may be read from it.
+    /// those files, unchanged, may be read from it (shared by every engine of a process).
     Cache {
         dir: std::path::PathBuf,
-        digests: std::collections::BTreeMap<String, [u8; 32]>,
+        digests: std::sync::Arc<std::collections::BTreeMap<String, [u8; 32]>>,
     },
 }
 
@@ -230,7 +230,7 @@ fn verified(dir: &std::path::Path) -> Result<LibraryDir, CacheError> {
     let digests = cache_manifest::read(dir, &text, &key).map_err(untrusted)?;
     Ok(LibraryDir::Cache {
         dir: dir.to_path_buf(),
-        digests,
+        digests: std::sync::Arc::new(digests),
     })
 }
 

@@ -15,23 +15,20 @@ pub(super) fn library(app: &App, env: &Environment) -> Option<crate::ksonnetlib:
         .join("lib")
         .join("ksonnet-lib")
         .join(&env.k8s_version);
-    // One render makes an engine per module (and `show` more for its checks): the
-    // library is found, and its signed manifest verified, once per process.
+    // One render makes an engine per module and thread (and `show` more for its checks):
+    // the library is found, and its signed manifest verified, once per process. The lock
+    // is held while that is done, so that threads starting together do it once.
     static FOUND: std::sync::Mutex<Vec<(PathBuf, crate::ksonnetlib::LibraryDir)>> =
         std::sync::Mutex::new(Vec::new());
-    if let Some(lib) = FOUND.lock().ok().and_then(|found| {
-        found
-            .iter()
-            .find(|(at, _)| *at == app_lib)
-            .map(|(_, lib)| lib.clone())
-    }) {
-        return Some(lib);
+    let mut found = FOUND
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, lib)) = found.iter().find(|(at, _)| *at == app_lib) {
+        return Some(lib.clone());
     }
     match crate::ksonnetlib::lib_dir(&app_lib, &env.k8s_version, app.sandbox()) {
         Ok(lib) => {
-            if let Ok(mut found) = FOUND.lock() {
-                found.push((app_lib, lib.clone()));
-            }
+            found.push((app_lib, lib.clone()));
             Some(lib)
         }
         Err(e) => {
