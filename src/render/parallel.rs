@@ -17,7 +17,7 @@ const MAX_WORKERS: usize = 4;
 
 /// Evaluating a component recurses once per level of its source; a helper thread gets the
 /// stack the command's own thread has (address space, committed only as used).
-const HELPER_STACK_BYTES: usize = 1 << 30;
+pub(super) const HELPER_STACK_BYTES: usize = 1 << 30;
 
 /// The render's list, handed out one component at a time.
 #[derive(Default)]
