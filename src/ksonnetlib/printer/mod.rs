@@ -36,7 +36,10 @@ type FileKey = (String, String);
 
 struct Place {
     file: FileKey,
-    key: String,
+    /// The type's key in its part files' names (`core.v1.lits.<part>.libsonnet`): its
+    /// name in the file, or its place in the file's list where that name is not plain
+    /// letters and digits.
+    part: String,
 }
 
 struct Library<'a> {
@@ -140,8 +143,14 @@ impl<'a> Library<'a> {
                     }
                 }
             }
-            own.entry(file.clone()).or_default().push(def);
-            places.insert(def.id.as_str(), Place { file, key });
+            let list = own.entry(file.clone()).or_default();
+            let part = if key.chars().all(|c| c.is_ascii_alphanumeric()) {
+                key.clone()
+            } else {
+                list.len().to_string()
+            };
+            list.push(def);
+            places.insert(def.id.as_str(), Place { file, part });
         }
         Library {
             spec,
@@ -149,6 +158,42 @@ impl<'a> Library<'a> {
             own,
             today: super::is_todays(&spec.kubernetes_version),
         }
+    }
+
+    /// The part file holding `what` (`lits` or `refs`) of the definition `id`.
+    fn part(&self, id: &str, what: &str) -> String {
+        let place = &self.places[id];
+        let stem = file_name(&place.file);
+        let stem = stem.strip_suffix(".libsonnet").unwrap_or_default();
+        format!("{stem}.{what}.{}.libsonnet", place.part)
+    }
+
+    /// `id`'s part `what` applied to its group's object and `args` (`, <mixin>` or none).
+    /// Every file names the parts it uses directly: an index of a group's parts would be
+    /// parsed whole to reach one (core.v1's were 50 kB).
+    fn part_call(&self, from: &FileKey, id: &str, what: &str, args: &str) -> String {
+        format!(
+            "(import {})({}{args})",
+            quote(&self.part(id, what)),
+            self.file_ref(from, id)
+        )
+    }
+
+    /// The nested object of the type `id` at the place `mixin` puts it: its setters and
+    /// its nested objects.
+    fn nested(&self, from: &FileKey, id: &str, mixin: &str) -> String {
+        let def = &self.spec.definitions[id];
+        let mut parts = Vec::new();
+        if has_lits(def) {
+            parts.push(self.part_call(from, id, "lits", &format!(", {mixin}")));
+        }
+        if has_refs(def) {
+            parts.push(self.part_call(from, id, "refs", &format!(", {mixin}")));
+        }
+        if parts.is_empty() {
+            return "{}".into();
+        }
+        parts.join(" + ")
     }
 
     /// How `from` refers to the file holding `id`'s functions.
@@ -212,8 +257,6 @@ impl<'a> Library<'a> {
             let PropertyKind::Reference(target) = &p.kind else {
                 continue;
             };
-            let place = &self.places[target.as_str()];
-            let nested = access(&self.file_ref(file, target), &["nested", &place.key]);
             // ksonnet-lib writes a nested object's fragment under the field's formatted
             // name (`scaleIo+:` for `scaleIO`), which the API server drops: a bug real
             // apps were rendered with, kept in ksonnet's versions, mended in today's.
@@ -224,9 +267,14 @@ impl<'a> Library<'a> {
             } else {
                 key.clone()
             };
+            let nested = self.nested(
+                file,
+                target,
+                &format!("function(o) __mixin({{ {field}+: o }})"),
+            );
             let _ = writeln!(
                 out,
-                "      {key}:: {nested}(function(o) __mixin({{ {field}+: o }})) + {{ {} }},",
+                "      {key}:: {nested} + {{ {} }},",
                 method(
                     "mixinInstance",
                     &arg,
@@ -296,16 +344,14 @@ impl<'a> Library<'a> {
 
     /// The standalone object of a definition: constructors, setters and `mixin`.
     fn standalone(&self, def: &Definition, from: &FileKey, head: &str) -> String {
-        let f = self.file_ref(from, &def.id);
-        let key = &self.places[def.id.as_str()].key;
         let mut parts = vec![format!("{{ {head} }}")];
         if has_lits(def) {
-            parts.push(format!("{}(function(o) o)", access(&f, &["lits", key])));
+            parts.push(self.part_call(from, &def.id, "lits", ", function(o) o"));
         }
         if has_refs(def) {
             parts.push(format!(
-                "{{ mixin:: {}(function(o) o) }}",
-                access(&f, &["refs", key])
+                "{{ mixin:: {} }}",
+                self.part_call(from, &def.id, "refs", ", function(o) o")
             ));
         } else {
             parts.push("{ mixin:: {} }".into());
@@ -334,13 +380,14 @@ impl<'a> Library<'a> {
         }
     }
 
-    /// The file of a group and version, and its parts: each definition's `lits` and
-    /// `refs` bodies are files of their own, imported where the group file names them, so
-    /// a render parses only those of the types it reaches (core.v1 is 143 kB whole; a
-    /// render of a Deployment needs a few of its ~100 types, and parsing costs a
-    /// hundred bytes of memory per byte of source).
+    /// The file of a group and version, and its parts. The group file holds the kinds;
+    /// each definition's `lits` and `refs` are files of their own, which the files that
+    /// use them import by name, so a render parses only the parts of the types it reaches
+    /// (core.v1 is 143 kB whole, and parsing costs a hundred bytes of memory per byte of
+    /// source; an index of its parts was 50 kB, parsed whole to reach one). The `hidden`
+    /// standalone objects are one more file, parsed when an `xType` link is followed.
     fn file(&self, file: &FileKey, kinds: &[&Definition]) -> (String, Vec<(String, String)>) {
-        let mut body = String::new();
+        let own: &[&Definition] = self.own.get(file).map(Vec::as_slice).unwrap_or(&[]);
         let mut deps: BTreeSet<FileKey> = BTreeSet::new();
         let mut note = |id: &str| {
             let f = &self.places[id].file;
@@ -348,6 +395,15 @@ impl<'a> Library<'a> {
                 deps.insert(f.clone());
             }
         };
+        for def in kinds {
+            note(&def.id);
+        }
+        for p in own.iter().flat_map(|d| &d.properties) {
+            if let PropertyKind::Reference(t) = &p.kind {
+                note(t);
+            }
+        }
+        let mut body = String::new();
         if !kinds.is_empty() {
             body.push_str("  kinds:: {\n");
             let api_version = kinds[0].api_version().unwrap_or_default();
@@ -356,9 +412,6 @@ impl<'a> Library<'a> {
                 "    local apiVersion = {{ apiVersion: {} }},",
                 quote(&api_version)
             );
-            for def in kinds {
-                note(&def.id);
-            }
             let entries = kinds.iter().map(|def| {
                 let head = format!(
                     "local kind = {{ kind: {} }}, {}",
@@ -370,79 +423,40 @@ impl<'a> Library<'a> {
             self.write_standalones(&mut body, file, entries);
             body.push_str("  },\n");
         }
-        let own: &[&Definition] = self.own.get(file).map(Vec::as_slice).unwrap_or(&[]);
-        let hidden: Vec<&&Definition> = own
-            .iter()
-            .filter(|d| d.component.is_none() && !d.desc.version.is_empty())
-            .collect();
-        if !hidden.is_empty() {
-            body.push_str("  hidden:: {\n");
-            let entries = hidden.into_iter().map(|def| {
-                (
-                    format_kind(&def.desc.kind),
-                    self.constructors(def, &[]),
-                    *def,
-                )
-            });
-            self.write_standalones(&mut body, file, entries);
-            body.push_str("  },\n");
-        }
-        let mut nested = String::new();
-        let mut lits = String::new();
-        let mut refs = String::new();
         let stem = file_name(file)
             .strip_suffix(".libsonnet")
             .unwrap_or_default()
             .to_string();
-        // (part file name, its object's body).
+        // (part file name, its text after the header).
         let mut bodies: Vec<(String, String)> = Vec::new();
-        for (n, def) in own.iter().enumerate() {
-            let raw_key = &self.places[def.id.as_str()].key;
-            let key = field_key(raw_key);
-            let part_name = |what: &str| {
-                if raw_key.chars().all(|c| c.is_ascii_alphanumeric()) {
-                    format!("{stem}.{what}.{raw_key}.libsonnet")
-                } else {
-                    format!("{stem}.{what}.{n}.libsonnet")
-                }
-            };
-            let mut parts = Vec::new();
+        for def in own {
             if has_lits(def) {
-                let name = part_name("lits");
-                let _ = writeln!(
-                    lits,
-                    "    {key}(__mixin):: (import {})(this, __mixin),",
-                    quote(&name)
-                );
-                bodies.push((name, self.lits(def)));
-                parts.push(format!("this.lits.{key}(__mixin)"));
+                let text = format!("function(this, __mixin) {{\n{}}}\n", self.lits(def));
+                bodies.push((self.part(&def.id, "lits"), text));
             }
             if has_refs(def) {
-                for p in &def.properties {
-                    if let PropertyKind::Reference(t) = &p.kind {
-                        note(t);
-                    }
-                }
-                let name = part_name("refs");
-                let _ = writeln!(
-                    refs,
-                    "    {key}(__mixin):: (import {})(this, __mixin),",
-                    quote(&name)
-                );
-                bodies.push((name, self.refs(def, file)));
-                parts.push(format!("this.refs.{key}(__mixin)"));
-            }
-            if def.component.is_none() {
-                if parts.is_empty() {
-                    parts.push("{}".into());
-                }
-                let _ = writeln!(nested, "    {key}(__mixin):: {},", parts.join(" + "));
+                let text = format!("function(this, __mixin) {{\n{}}}\n", self.refs(def, file));
+                bodies.push((self.part(&def.id, "refs"), text));
             }
         }
-        for (name, text) in [("nested", nested), ("lits", lits), ("refs", refs)] {
-            if !text.is_empty() {
-                let _ = write!(body, "  {name}:: {{\n{text}  }},\n");
-            }
+        // The standalone objects of the types that are not kinds, reached through the
+        // `xType` links (`containersType`): a file of their own, parsed when one is used.
+        let mut hidden = String::new();
+        let entries = own
+            .iter()
+            .filter(|d| d.component.is_none() && !d.desc.version.is_empty());
+        let entries = entries.map(|def| {
+            (
+                format_kind(&def.desc.kind),
+                self.constructors(def, &[]),
+                *def,
+            )
+        });
+        self.write_standalones(&mut hidden, file, entries);
+        if !hidden.is_empty() {
+            let name = format!("{stem}.hidden.libsonnet");
+            let _ = writeln!(body, "  hidden:: (import {})(this),", quote(&name));
+            bodies.push((name, format!("function(this) {{\n{hidden}}}\n")));
         }
         let api = if file.1.is_empty() {
             file.0.clone()
@@ -474,7 +488,7 @@ impl<'a> Library<'a> {
                     .map(|r| format!(", {r}"))
                     .unwrap_or_default();
                 let text = format!(
-                    "{}// `this` is the group's object; `__mixin` as in ksonnet-lib.\nfunction(this, __mixin) {{\n{body}}}\n",
+                    "{}// `this` is the group's object; `__mixin` as in ksonnet-lib.\n{body}",
                     header(&what)
                 );
                 (name, text)
