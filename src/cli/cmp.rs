@@ -75,6 +75,7 @@ fn generate(ctx: &Context_) -> Result<()> {
         &env,
         &kf::render::RenderOptions {
             leak_engines: true,
+            yaml_documents: true,
             ..Default::default()
         },
     )?;

@@ -76,6 +76,9 @@ pub struct JsonnetArgs {
     /// destination's namespace components read, and where objects that name none go.
     #[arg(short = 'n', long = "namespace", value_name = "NAME")]
     namespace: Option<String>,
+    /// The render makes each object's YAML document as it goes (`kf show -o yaml`).
+    #[arg(skip)]
+    yaml_documents: bool,
 }
 
 /// A rendered environment.
@@ -187,11 +190,14 @@ impl JsonnetArgs {
             // Every command exits soon after it renders.
             leak_engines: true,
             workers: 0,
+            yaml_documents: self.yaml_documents,
         })
     }
 }
 
-pub fn run(ctx: &Context_, a: ShowArgs) -> Result<()> {
+pub fn run(ctx: &Context_, mut a: ShowArgs) -> Result<()> {
+    // The objects are printed as rendered: their YAML is made on the render's threads.
+    a.render.jsonnet.yaml_documents = a.output == "yaml";
     let rendered = a.render.render(ctx)?;
     let format = match a.output.as_str() {
         "json" => Format::Json,

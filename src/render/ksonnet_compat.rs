@@ -318,6 +318,7 @@ pub fn paren_warnings(
             };
             let mut opts = options.clone();
             opts.components = vec![name.to_string()];
+            opts.yaml_documents = false;
             opts.overlay.retain(|(p, _)| p != &canonical);
             opts.overlay.push((canonical.clone(), variant));
             let Ok(theirs) = super::render(app, env, &opts) else {
@@ -354,6 +355,7 @@ pub fn object_has_warnings(app: &App, env: &str, options: &RenderOptions) -> Vec
     // Answer n must be the same call on every probe: one thread evaluates.
     let options = RenderOptions {
         workers: 1,
+        yaml_documents: false,
         ..options.clone()
     };
     for n in 0..answers.min(MAX_OBJECT_HAS_PROBES) {

@@ -74,12 +74,45 @@ pub struct RenderOptions {
     /// per core and per six components (at most 4), 1 for this thread alone. The result
     /// is the same either way.
     pub workers: usize,
+    /// Make each object's YAML document on the thread that rendered it (while other
+    /// threads still evaluate), for a caller that prints the objects as they are: one
+    /// that changes an object after the render must leave this off.
+    pub yaml_documents: bool,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct RenderedObject {
     pub component: String,
     pub object: Map<String, Value>,
+    /// `object`'s YAML document, made on the thread that rendered it when
+    /// [`RenderOptions::yaml_documents`] asked for it.
+    document: Option<String>,
+}
+
+impl RenderedObject {
+    pub fn new(component: String, object: Map<String, Value>) -> RenderedObject {
+        RenderedObject {
+            component,
+            object,
+            document: None,
+        }
+    }
+
+    /// The object's YAML document ([`output::yaml_document`]) if the render made it.
+    pub fn yaml_document(&self) -> Option<&str> {
+        self.document.as_deref()
+    }
+
+    fn make_yaml_document(&mut self) {
+        self.document = Some(output::yaml_document(&self.object));
+    }
+}
+
+/// Two renders are equal when their objects are: the document only repeats the object.
+impl PartialEq for RenderedObject {
+    fn eq(&self, other: &RenderedObject) -> bool {
+        self.component == other.component && self.object == other.object
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -61,10 +61,7 @@ pub(super) fn to_objects(
             }
         }
         label(&mut o, component);
-        out.push(RenderedObject {
-            component: component.to_string(),
-            object: o,
-        });
+        out.push(RenderedObject::new(component.to_string(), o));
     }
     Ok(out)
 }

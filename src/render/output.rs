@@ -28,7 +28,12 @@ pub fn to_yaml_stream(objects: &[RenderedObject]) -> String {
 /// stream is serialized on two threads (each object by reference into a buffer of its
 /// own), and written in order; a short one on this thread into one reused buffer.
 pub fn write_yaml_stream(objects: &[RenderedObject], out: &mut dyn Write) -> io::Result<()> {
-    if objects.len() >= TWO_THREADS_FROM
+    // Documents the render made are written as they are.
+    let unmade = objects
+        .iter()
+        .filter(|o| o.yaml_document().is_none())
+        .count();
+    if unmade >= TWO_THREADS_FROM
         && let Some(documents) = documents_on_two_threads(objects)
     {
         for doc in &documents {
@@ -38,6 +43,11 @@ pub fn write_yaml_stream(objects: &[RenderedObject], out: &mut dyn Write) -> io:
     }
     let mut doc = String::new();
     for o in objects {
+        if let Some(made) = o.yaml_document() {
+            out.write_all(b"---\n")?;
+            out.write_all(made.as_bytes())?;
+            continue;
+        }
         doc.clear();
         stream_document(&mut doc, &o.object);
         out.write_all(doc.as_bytes())?;
@@ -65,7 +75,13 @@ fn documents_on_two_threads(objects: &[RenderedObject]) -> Option<Vec<String>> {
                 return done;
             };
             let mut doc = String::new();
-            stream_document(&mut doc, &o.object);
+            match o.yaml_document() {
+                Some(made) => {
+                    doc.push_str("---\n");
+                    doc.push_str(made);
+                }
+                None => stream_document(&mut doc, &o.object),
+            }
             done.push((index, doc));
         }
     };
@@ -162,32 +178,61 @@ pub fn write_to(objects: &[RenderedObject], format: Format, out: &mut dyn Write)
 mod tests {
     use super::*;
 
+    /// ConfigMaps of uneven sizes (so that the threads finish out of turn).
+    fn config_maps(count: usize) -> Vec<RenderedObject> {
+        (0..count)
+            .map(|i| {
+                let object = serde_json::json!({
+                    "kind": "ConfigMap",
+                    "metadata": { "name": format!("m{i}") },
+                    "data": { "v": "x".repeat((i * 7919) % 5000) },
+                });
+                RenderedObject::new(
+                    format!("c{i}"),
+                    object.as_object().cloned().unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+
+    fn documents(objects: &[RenderedObject]) -> String {
+        objects
+            .iter()
+            .map(|o| format!("---\n{}", yaml_document(&o.object)))
+            .collect()
+    }
+
     /// A long stream is serialized on two threads: the documents come out in the
     /// objects' order, each as it is alone.
     #[test]
     fn a_long_stream_is_the_objects_documents_in_order() {
-        let objects: Vec<RenderedObject> = (0..TWO_THREADS_FROM * 3)
-            .map(|i| RenderedObject {
-                component: format!("c{i}"),
-                object: serde_json::json!({
-                    "kind": "ConfigMap",
-                    "metadata": { "name": format!("m{i}") },
-                    // Uneven sizes, so that the threads finish out of turn.
-                    "data": { "v": "x".repeat((i * 7919) % 5000) },
-                })
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
-            })
-            .collect();
-        let documents = |objects: &[RenderedObject]| -> String {
-            objects
-                .iter()
-                .map(|o| format!("---\n{}", yaml_document(&o.object)))
-                .collect()
-        };
+        let objects = config_maps(TWO_THREADS_FROM * 3);
         assert_eq!(to_yaml_stream(&objects), documents(&objects));
         assert!(to_yaml_stream(&objects).contains("name: m95\n"));
         assert_eq!(to_yaml_stream(&objects[..3]), documents(&objects[..3]));
+    }
+
+    /// Documents the render made (`RenderOptions::yaml_documents`) are written in their
+    /// place, among objects whose documents are made here, on one thread or two.
+    #[test]
+    fn made_documents_are_written_in_their_place() {
+        for count in [5, TWO_THREADS_FROM * 3] {
+            let plain = config_maps(count);
+            let mut mixed = plain.clone();
+            for o in mixed.iter_mut().step_by(3) {
+                o.make_yaml_document();
+            }
+            assert!(mixed[0].yaml_document().is_some() && mixed[1].yaml_document().is_none());
+            assert_eq!(to_yaml_stream(&mixed), documents(&plain), "{count} objects");
+            let mut all_made = plain.clone();
+            all_made
+                .iter_mut()
+                .for_each(RenderedObject::make_yaml_document);
+            assert_eq!(
+                to_yaml_stream(&all_made),
+                documents(&plain),
+                "{count} objects"
+            );
+        }
     }
 }

@@ -112,7 +112,14 @@ impl<'a> Worker<'a> {
                 self.open(module)?
             }
         };
-        let outcome = self.component(&open, &component);
+        let mut outcome = self.component(&open, &component);
+        if self.options.yaml_documents
+            && let Ok(objects) = &mut outcome
+        {
+            objects
+                .iter_mut()
+                .for_each(RenderedObject::make_yaml_document);
+        }
         self.current = Some(open);
         Ok(outcome)
     }
