@@ -3,7 +3,6 @@
 //! changed or added by anyone else — on a shared `XDG_CACHE_HOME`, a CI cache restored
 //! from elsewhere — is refused when it is read, not rendered into the user's apps.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
@@ -39,27 +38,79 @@ pub fn write(dir: &Path, files: &[(String, Vec<u8>)], key: &[u8]) -> String {
 }
 
 /// The digests a manifest lists, if `key` signed it for the folder `dir`.
-pub fn read(dir: &Path, text: &str, key: &[u8]) -> Result<BTreeMap<String, [u8; 32]>, String> {
-    let (body, last) = text
+pub fn read(dir: &Path, text: &str, key: &[u8]) -> Result<Digests, String> {
+    let (lines, last) = text
         .trim_end_matches('\n')
         .rsplit_once('\n')
-        .map(|(b, l)| (format!("{b}\n"), l))
         .ok_or("its manifest lists no files")?;
+    // The lines with their last newline.
+    let body = &text[..lines.len() + 1];
     let claimed = last
         .strip_prefix("mac ")
         .ok_or("its manifest is not signed")?;
-    if !crate::signing::verify(key, PURPOSE, &signed_parts(dir, &body), claimed) {
+    if !crate::signing::verify(key, PURPOSE, &signed_parts(dir, body), claimed) {
         return Err("its manifest is not signed by this user's kf".into());
     }
-    let mut digests = BTreeMap::new();
-    for line in body.lines() {
-        let (digest, name) = line.split_once("  ").ok_or("its manifest is malformed")?;
-        let digest: [u8; 32] = crate::signing::unhex(digest)
-            .and_then(|d| d.try_into().ok())
-            .ok_or("its manifest is malformed")?;
-        digests.insert(name.to_string(), digest);
+    Digests::parse(body.to_string()).ok_or_else(|| "its manifest is malformed".into())
+}
+
+/// A verified manifest's digests, found by file name as the files are read. The text is
+/// kept as it is and only its names are indexed: decoding 850 digests into a map cost
+/// 0.7–1 ms at the start of every render that imports the library, which each of its
+/// threads waited for.
+#[derive(Debug)]
+pub struct Digests {
+    body: String,
+    /// Where each line's name starts and ends in `body`, sorted by name (the same name
+    /// twice: the later line last). Its digest is the 64 hex digits the line starts with.
+    names: Vec<(usize, usize)>,
+}
+
+/// A line: 64 hex digits, two blanks, the file's path below the folder.
+const NAME_AT: usize = 66;
+
+impl Digests {
+    fn parse(body: String) -> Option<Digests> {
+        let mut names = Vec::new();
+        let mut start = 0;
+        for line in body.split_inclusive('\n') {
+            let text = line.strip_suffix('\n').unwrap_or(line);
+            let well_formed = text.len() > NAME_AT
+                && text.as_bytes()[..64].iter().all(u8::is_ascii_hexdigit)
+                && &text[64..NAME_AT] == "  ";
+            if !well_formed {
+                return None;
+            }
+            names.push((start + NAME_AT, start + text.len()));
+            start += line.len();
+        }
+        names.sort_by(|a, b| body[a.0..a.1].cmp(&body[b.0..b.1]));
+        Some(Digests { body, names })
     }
-    Ok(digests)
+
+    /// The SHA-256 the manifest lists for `name`.
+    pub fn get(&self, name: &str) -> Option<[u8; 32]> {
+        let after = self
+            .names
+            .partition_point(|&(from, to)| &self.body[from..to] <= name);
+        let &(from, to) = self.names.get(after.checked_sub(1)?)?;
+        if &self.body[from..to] != name {
+            return None;
+        }
+        let hex = &self.body.as_bytes()[from - NAME_AT..from - 2];
+        let mut digest = [0u8; 32];
+        for (byte, pair) in digest.iter_mut().zip(hex.chunks_exact(2)) {
+            let pair = std::str::from_utf8(pair).ok()?;
+            *byte = u8::from_str_radix(pair, 16).ok()?;
+        }
+        Some(digest)
+    }
+}
+
+impl crate::sandbox::KnownDigests for Digests {
+    fn digest_of(&self, path: &str) -> Option<[u8; 32]> {
+        self.get(path)
+    }
 }
 
 #[cfg(test)]
@@ -73,8 +124,8 @@ mod tests {
         let text = write(dir, &files, b"key");
         let digests = read(dir, &text, b"key").unwrap();
         assert_eq!(
-            digests["k.libsonnet"],
-            <[u8; 32]>::from(Sha256::digest(b"{}"))
+            digests.get("k.libsonnet"),
+            Some(<[u8; 32]>::from(Sha256::digest(b"{}")))
         );
         assert!(read(dir, &text, b"other").is_err());
         assert!(read(Path::new("/c/ksonnet-lib/v2"), &text, b"key").is_err());
@@ -85,5 +136,49 @@ mod tests {
         );
         assert!(read(dir, &added, b"key").is_err());
         assert!(read(dir, "", b"key").is_err());
+    }
+
+    #[test]
+    fn every_listed_file_is_found_by_name_and_no_other() {
+        // Names out of order, nested paths, one a prefix of another.
+        let files: Vec<(String, Vec<u8>)> =
+            ["b.libsonnet", "a/x.libsonnet", "a", "k.libsonnet", "ab"]
+                .iter()
+                .chain(&["_gen/core.v1/lits/pod.libsonnet", "z.libsonnet"])
+                .map(|n| (n.to_string(), n.as_bytes().to_vec()))
+                .collect();
+        let dir = Path::new("/c/ksonnet-lib/v1");
+        let digests = read(dir, &write(dir, &files, b"key"), b"key").unwrap();
+        for (name, bytes) in &files {
+            assert_eq!(
+                digests.get(name),
+                Some(Sha256::digest(bytes).into()),
+                "{name}"
+            );
+        }
+        for absent in ["", "a/", "aa", "b", "zz.libsonnet", "k.libsonnet\n", "0"] {
+            assert_eq!(digests.get(absent), None, "{absent:?}");
+        }
+    }
+
+    #[test]
+    fn a_signed_line_that_is_not_a_digest_and_a_name_is_malformed() {
+        let dir = Path::new("/c/ksonnet-lib/v1");
+        let sign = |body: &str| {
+            let mac = crate::signing::sign(b"key", PURPOSE, &signed_parts(dir, body));
+            format!("{body}mac {mac}\n")
+        };
+        let digest = "ab".repeat(32);
+        assert!(read(dir, &sign(&format!("{digest}  k.libsonnet\n")), b"key").is_ok());
+        for body in [
+            format!("{}  k.libsonnet\n", "ab".repeat(31)),
+            format!("{}  k.libsonnet\n", "zz".repeat(32)),
+            format!("{digest} k.libsonnet\n"),
+            format!("{digest}  \n"),
+            "\n".to_string(),
+        ] {
+            let err = read(dir, &sign(&body), b"key").unwrap_err();
+            assert!(err.contains("malformed"), "{body:?}: {err}");
+        }
     }
 }

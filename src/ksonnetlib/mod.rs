@@ -121,7 +121,7 @@ pub enum LibraryDir {
     /// those files, unchanged, may be read from it (shared by every engine of a process).
     Cache {
         dir: std::path::PathBuf,
-        digests: std::sync::Arc<std::collections::BTreeMap<String, [u8; 32]>>,
+        digests: std::sync::Arc<cache_manifest::Digests>,
     },
 }
 
