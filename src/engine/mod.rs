@@ -4,6 +4,7 @@
 //! jrsonnet's state is thread-local and its values are not `Send`: an [`Engine`] lives and
 //! dies on the thread that made it.
 
+mod imports;
 pub mod json_import;
 pub mod lexer;
 pub mod limits;
@@ -21,6 +22,7 @@ use jrsonnet_evaluator::val::MemoizedClosureThunk;
 use jrsonnet_evaluator::{ObjValue, State, Thunk, Val};
 use serde_json::{Map, Number, Value};
 
+pub use imports::FileImports;
 pub use resolver::KfImportResolver;
 
 pub const DEFAULT_MAX_STACK: usize = 500;

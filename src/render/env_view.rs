@@ -47,6 +47,14 @@ pub(super) fn env_view(
 }
 
 impl EnvView {
+    /// The engine that evaluated the env's params, if this view keeps it.
+    pub(super) fn engine(&self) -> Option<&Engine> {
+        match self {
+            EnvView::Evaluated(e) => Some(&e.0),
+            EnvView::Module(_) => None,
+        }
+    }
+
     /// `{components: …}` as one module's main.jsonnet and components read it: the env
     /// params of the module's components, keyed by their names within the module, each
     /// entry evaluated or converted only when something reads it (`-c one` of thousands

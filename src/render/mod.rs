@@ -17,6 +17,7 @@
 
 mod blame;
 mod components;
+mod cost;
 mod entries;
 mod env_view;
 pub mod ksonnet_compat;

@@ -3,9 +3,9 @@
 //! left; the outcomes are put back in list order, so objects, errors and the error that
 //! ends a render are the same as on one thread.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 
 use super::worker::{Outcome, Worker};
 use super::{ComponentError, RenderError, RenderOptions, RenderedObject, sort_objects};
@@ -19,22 +19,60 @@ const MAX_WORKERS: usize = 4;
 /// stack the command's own thread has (address space, committed only as used).
 pub(super) const HELPER_STACK_BYTES: usize = 1 << 30;
 
-/// The render's list, handed out one component at a time.
+/// The render's list, handed out one component at a time. On several threads the first
+/// to ask weighs the list (render/cost.rs) while the others take from it in list order;
+/// from then on each module's heaviest component not yet taken goes first.
 #[derive(Default)]
 struct Queue {
-    next: AtomicUsize,
+    weighed: bool,
+    weighing: AtomicBool,
     stopped: AtomicBool,
+    state: Mutex<Taken>,
+}
+
+#[derive(Default)]
+struct Taken {
+    /// Whether each place of the list is taken (sized by the first thread to ask).
+    taken: Vec<bool>,
+    /// The places heaviest first, once weighed.
+    order: Option<Vec<usize>>,
 }
 
 impl Queue {
-    /// The next component's place in a list of `len`; `None` when all are taken or the
-    /// render has stopped.
-    fn take(&self, len: usize) -> Option<usize> {
+    fn new(weighed: bool) -> Queue {
+        Queue {
+            weighed,
+            ..Queue::default()
+        }
+    }
+
+    /// The place in `worker`'s list of the next component; `None` when all are taken or
+    /// the render has stopped.
+    fn take(&self, worker: &Worker) -> Option<usize> {
+        if self.weighed && !self.weighing.swap(true, Ordering::SeqCst) {
+            let order = worker.heaviest_first();
+            self.lock().order = Some(order);
+        }
         if self.stopped.load(Ordering::SeqCst) {
             return None;
         }
-        let index = self.next.fetch_add(1, Ordering::SeqCst);
-        (index < len).then_some(index)
+        let mut state = self.lock();
+        if state.taken.is_empty() {
+            state.taken = vec![false; worker.len()];
+        }
+        let Taken { taken, order } = &mut *state;
+        let next = match order {
+            Some(order) => order.iter().copied().find(|&i| !taken[i]),
+            None => (0..taken.len()).find(|&i| !taken[i]),
+        }?;
+        taken[next] = true;
+        Some(next)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Taken> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn stop(&self) {
@@ -44,9 +82,8 @@ impl Queue {
 
 /// Take components from `queue` until none is left or one ends the render.
 fn work(worker: &mut Worker, queue: &Queue) -> Vec<(usize, Outcome)> {
-    let len = worker.len();
     let mut done = Vec::new();
-    while let Some(index) = queue.take(len) {
+    while let Some(index) = queue.take(worker) {
         let outcome = worker.render(index);
         if outcome.is_err() {
             queue.stop();
@@ -149,9 +186,9 @@ pub(super) fn render_partial(
     env_name: &str,
     options: &RenderOptions,
 ) -> Result<(Vec<RenderedObject>, Vec<ComponentError>), RenderError> {
-    let queue = Arc::new(Queue::default());
     let all = app.components();
     let count = helper_count(all.as_ref().map_or(0, Vec::len), options);
+    let queue = Arc::new(Queue::new(count > 0));
     let helpers = spawn_helpers(app, env_name, options, all.as_ref().ok(), count, &queue);
     let mut worker = match Worker::new(app, env_name, options, all) {
         Ok(worker) => worker,

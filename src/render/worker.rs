@@ -8,6 +8,7 @@ use jrsonnet_evaluator::ObjValue;
 use serde_json::Value;
 
 use super::blame::{api_hint, blame_params, with_file};
+use super::cost::{Weigher, heaviest_first};
 use super::entries::ModuleParams;
 use super::env_view::{EnvView, env_main, env_view};
 use super::objects::to_objects;
@@ -96,6 +97,29 @@ impl<'a> Worker<'a> {
     /// How many components the render has.
     pub(super) fn len(&self) -> usize {
         self.work.len()
+    }
+
+    /// The order to hand the list out in when several threads render it: each module's
+    /// components heaviest first (see cost.rs), as positions in the list.
+    pub(super) fn heaviest_first(&self) -> Vec<usize> {
+        // Any engine of this env resolves imports alike; weighing evaluates nothing.
+        let Some(engine) = self
+            .spare
+            .as_ref()
+            .or(self.current.as_ref().map(|open| &open.engine))
+            .or(self.view.engine())
+        else {
+            return (0..self.work.len()).collect();
+        };
+        let library = super::setup::library(self.app, &self.env);
+        let mut weigher = Weigher::new(engine, library.as_ref().map(|l| l.path()));
+        let weights: Vec<u64> = self
+            .work
+            .iter()
+            .map(|(_, c)| weigher.weight(&c.path))
+            .collect();
+        let modules: Vec<usize> = self.work.iter().map(|(m, _)| *m).collect();
+        heaviest_first(&modules, &weights)
     }
 
     /// Render component number `index` of the list.
