@@ -66,8 +66,9 @@ pub struct Digests {
     names: Vec<(usize, usize)>,
 }
 
-/// A line: 64 hex digits, two blanks, the file's path below the folder.
-const NAME_AT: usize = 66;
+/// A line: the digest in hex, two blanks, the file's path below the folder.
+const DIGEST_HEX: usize = 64;
+const NAME_AT: usize = DIGEST_HEX + 2;
 
 impl Digests {
     fn parse(body: String) -> Option<Digests> {
@@ -76,8 +77,10 @@ impl Digests {
         for line in body.split_inclusive('\n') {
             let text = line.strip_suffix('\n').unwrap_or(line);
             let well_formed = text.len() > NAME_AT
-                && text.as_bytes()[..64].iter().all(u8::is_ascii_hexdigit)
-                && &text[64..NAME_AT] == "  ";
+                && text.as_bytes()[..DIGEST_HEX]
+                    .iter()
+                    .all(u8::is_ascii_hexdigit)
+                && text.as_bytes()[DIGEST_HEX..NAME_AT] == *b"  ";
             if !well_formed {
                 return None;
             }
@@ -97,13 +100,9 @@ impl Digests {
         if &self.body[from..to] != name {
             return None;
         }
-        let hex = &self.body.as_bytes()[from - NAME_AT..from - 2];
-        let mut digest = [0u8; 32];
-        for (byte, pair) in digest.iter_mut().zip(hex.chunks_exact(2)) {
-            let pair = std::str::from_utf8(pair).ok()?;
-            *byte = u8::from_str_radix(pair, 16).ok()?;
-        }
-        Some(digest)
+        crate::signing::unhex(&self.body[from - NAME_AT..from - NAME_AT + DIGEST_HEX])?
+            .try_into()
+            .ok()
     }
 }
 
@@ -175,6 +174,8 @@ mod tests {
             format!("{}  k.libsonnet\n", "zz".repeat(32)),
             format!("{digest} k.libsonnet\n"),
             format!("{digest}  \n"),
+            format!("{digest} é.libsonnet\n"),
+            format!("{}é  k.libsonnet\n", "ab".repeat(31)),
             "\n".to_string(),
         ] {
             let err = read(dir, &sign(&body), b"key").unwrap_err();
