@@ -28,15 +28,19 @@ impl Engine {
         found.path().map(Path::to_path_buf)
     }
 
-    /// The size of the file at the real path `path` and, for a Jsonnet source, the files
-    /// its imports resolve to. `None` when the file cannot be read.
-    pub fn imports_of(&self, path: &Path) -> Option<FileImports> {
+    /// The size of the file at the real path `path` and, for a Jsonnet source of at most
+    /// `read_at_most` bytes, the files its imports resolve to (a larger one is weighed by
+    /// its size alone). `None` when the file cannot be read.
+    pub fn imports_of(&self, path: &Path, read_at_most: u64) -> Option<FileImports> {
+        let (_, meta) = self.sandbox.resolve_with_metadata(path).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
         let jsonnet = path
             .extension()
             .is_some_and(|e| e == "jsonnet" || e == "libsonnet");
-        if !jsonnet {
-            let (_, meta) = self.sandbox.resolve_with_metadata(path).ok()?;
-            return meta.is_file().then(|| FileImports {
+        if !jsonnet || meta.len() > read_at_most {
+            return Some(FileImports {
                 size: meta.len(),
                 imports: Vec::new(),
             });

@@ -15,9 +15,11 @@ use std::path::{Path, PathBuf};
 
 use crate::engine::{Engine, FileImports};
 
-/// Files one render weighs at most: past that, components are weighed on what was read
-/// (a weight only orders work; it never changes what is rendered).
+/// Files one render weighs at most, and their bytes: past either, components are weighed
+/// on what was weighed so far (a weight only orders work; it never changes what is
+/// rendered). A Jsonnet file over a tenth of the bytes is weighed by its size, unread.
 const FILES_AT_MOST: usize = 2000;
+const BYTES_READ_AT_MOST: u64 = 16 << 20;
 
 /// Weighs components through one engine's import resolution, reading each file once.
 pub(super) struct Weigher<'e> {
@@ -25,6 +27,8 @@ pub(super) struct Weigher<'e> {
     /// The real path of the env's ksonnet-lib, if it has one.
     library: Option<PathBuf>,
     files: HashMap<PathBuf, Option<FileImports>>,
+    /// Bytes weighed so far.
+    read: u64,
 }
 
 impl<'e> Weigher<'e> {
@@ -33,6 +37,7 @@ impl<'e> Weigher<'e> {
             engine,
             library: library.map(|l| crate::sandbox::real_dir(l).unwrap_or_else(|_| l.into())),
             files: HashMap::new(),
+            read: 0,
         }
     }
 
@@ -60,10 +65,16 @@ impl<'e> Weigher<'e> {
 
     fn file(&mut self, path: &Path) -> Option<&FileImports> {
         if !self.files.contains_key(path) {
-            if self.files.len() >= FILES_AT_MOST {
+            let left = BYTES_READ_AT_MOST.saturating_sub(self.read);
+            if self.files.len() >= FILES_AT_MOST || left == 0 {
                 return None;
             }
-            let read = self.engine.imports_of(path);
+            let read = self
+                .engine
+                .imports_of(path, left.min(BYTES_READ_AT_MOST / 10));
+            if let Some(file) = &read {
+                self.read = self.read.saturating_add(file.size);
+            }
             self.files.insert(path.to_path_buf(), read);
         }
         self.files.get(path).and_then(Option::as_ref)

@@ -1,7 +1,7 @@
 //! Components evaluated on several threads at once. Each thread sets the env up for
-//! itself ([`Worker`]) and takes the next component of the render's list until none is
-//! left; the outcomes are put back in list order, so objects, errors and the error that
-//! ends a render are the same as on one thread.
+//! itself ([`Worker`]) and takes the next component of the render's list (the heaviest
+//! first, see [`Queue`]) until none is left; the outcomes are put back in list order, so
+//! objects, errors and the error that ends a render are the same as on one thread.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -24,32 +24,59 @@ pub(super) const HELPER_STACK_BYTES: usize = 1 << 30;
 /// from then on each module's heaviest component not yet taken goes first.
 #[derive(Default)]
 struct Queue {
-    weighed: bool,
+    by_weight: bool,
     weighing: AtomicBool,
     stopped: AtomicBool,
-    state: Mutex<Taken>,
+    state: Mutex<Places>,
 }
 
 #[derive(Default)]
-struct Taken {
+struct Places {
     /// Whether each place of the list is taken (sized by the first thread to ask).
     taken: Vec<bool>,
+    /// Where to look on in list order, and in `order`: every place before is taken.
+    in_list: usize,
+    in_order: usize,
     /// The places heaviest first, once weighed.
     order: Option<Vec<usize>>,
 }
 
+impl Places {
+    /// The first place not yet taken in `sequence` from `*from` on, taken.
+    fn take_first(
+        taken: &mut [bool],
+        from: &mut usize,
+        sequence: impl Iterator<Item = usize>,
+    ) -> Option<usize> {
+        for (n, place) in sequence.enumerate().skip(*from) {
+            if taken.get(place) == Some(&false) {
+                taken[place] = true;
+                *from = n + 1;
+                return Some(place);
+            }
+        }
+        *from = usize::MAX;
+        None
+    }
+}
+
 impl Queue {
-    fn new(weighed: bool) -> Queue {
+    fn new(by_weight: bool) -> Queue {
         Queue {
-            weighed,
+            by_weight,
             ..Queue::default()
         }
     }
 
     /// The place in `worker`'s list of the next component; `None` when all are taken or
-    /// the render has stopped.
+    /// the render has stopped. A thread whose list is not the first asker's length (the
+    /// app changed while the render read it) takes nothing: the render's own thread then
+    /// renders what is left, from its own list.
     fn take(&self, worker: &Worker) -> Option<usize> {
-        if self.weighed && !self.weighing.swap(true, Ordering::SeqCst) {
+        if self.by_weight
+            && !self.stopped.load(Ordering::SeqCst)
+            && !self.weighing.swap(true, Ordering::SeqCst)
+        {
             let order = worker.heaviest_first();
             self.lock().order = Some(order);
         }
@@ -60,16 +87,25 @@ impl Queue {
         if state.taken.is_empty() {
             state.taken = vec![false; worker.len()];
         }
-        let Taken { taken, order } = &mut *state;
-        let next = match order {
-            Some(order) => order.iter().copied().find(|&i| !taken[i]),
-            None => (0..taken.len()).find(|&i| !taken[i]),
-        }?;
-        taken[next] = true;
-        Some(next)
+        if state.taken.len() != worker.len() {
+            return None;
+        }
+        let Places {
+            taken,
+            in_list,
+            in_order,
+            order,
+        } = &mut *state;
+        match order {
+            Some(order) => Places::take_first(taken, in_order, order.iter().copied()),
+            None => {
+                let len = taken.len();
+                Places::take_first(taken, in_list, 0..len)
+            }
+        }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Taken> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Places> {
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -245,4 +281,39 @@ pub(super) fn render_partial(
     }
     sort_objects(&mut objects);
     Ok((objects, errors))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Places;
+
+    #[test]
+    fn every_place_is_taken_once_in_list_order_then_heaviest_first() {
+        let mut taken = vec![false; 5];
+        let (mut in_list, mut in_order) = (0, 0);
+        // While the first thread weighs, the others take in list order.
+        let list = |len| 0..len;
+        assert_eq!(
+            Places::take_first(&mut taken, &mut in_list, list(5)),
+            Some(0)
+        );
+        assert_eq!(
+            Places::take_first(&mut taken, &mut in_list, list(5)),
+            Some(1)
+        );
+        // Then the heaviest not yet taken; a place past the list is never handed out.
+        let order = [9, 4, 1, 3, 0, 2];
+        let mut by_weight = Vec::new();
+        while let Some(place) = Places::take_first(&mut taken, &mut in_order, order.iter().copied())
+        {
+            by_weight.push(place);
+        }
+        assert_eq!(by_weight, [4, 3, 2]);
+        assert!(taken.iter().all(|t| *t));
+        assert_eq!(Places::take_first(&mut taken, &mut in_list, list(5)), None);
+        assert_eq!(
+            Places::take_first(&mut taken, &mut in_order, order.iter().copied()),
+            None
+        );
+    }
 }
