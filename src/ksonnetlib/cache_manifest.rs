@@ -38,20 +38,22 @@ pub fn write(dir: &Path, files: &[(String, Vec<u8>)], key: &[u8]) -> String {
 }
 
 /// The digests a manifest lists, if `key` signed it for the folder `dir`.
-pub fn read(dir: &Path, text: &str, key: &[u8]) -> Result<Digests, String> {
+pub fn read(dir: &Path, mut text: String, key: &[u8]) -> Result<Digests, String> {
     let (lines, last) = text
         .trim_end_matches('\n')
         .rsplit_once('\n')
         .ok_or("its manifest lists no files")?;
     // The lines with their last newline.
-    let body = &text[..lines.len() + 1];
+    let body_len = lines.len() + 1;
     let claimed = last
         .strip_prefix("mac ")
         .ok_or("its manifest is not signed")?;
-    if !crate::signing::verify(key, PURPOSE, &signed_parts(dir, body), claimed) {
+    if !crate::signing::verify(key, PURPOSE, &signed_parts(dir, &text[..body_len]), claimed) {
         return Err("its manifest is not signed by this user's kf".into());
     }
-    Digests::parse(body.to_string()).ok_or_else(|| "its manifest is malformed".into())
+    // Kept as read, without its signature line.
+    text.truncate(body_len);
+    Digests::parse(text).ok_or_else(|| "its manifest is malformed".into())
 }
 
 /// A verified manifest's digests, found by file name as the files are read. The text is
@@ -121,20 +123,20 @@ mod tests {
         let files = vec![("k.libsonnet".to_string(), b"{}".to_vec())];
         let dir = Path::new("/c/ksonnet-lib/v1");
         let text = write(dir, &files, b"key");
-        let digests = read(dir, &text, b"key").unwrap();
+        let digests = read(dir, text.clone(), b"key").unwrap();
         assert_eq!(
             digests.get("k.libsonnet"),
             Some(<[u8; 32]>::from(Sha256::digest(b"{}")))
         );
-        assert!(read(dir, &text, b"other").is_err());
-        assert!(read(Path::new("/c/ksonnet-lib/v2"), &text, b"key").is_err());
+        assert!(read(dir, text.clone(), b"other").is_err());
+        assert!(read(Path::new("/c/ksonnet-lib/v2"), text.clone(), b"key").is_err());
         let added = text.replacen(
             "mac ",
             &format!("{}  evil.libsonnet\nmac ", "00".repeat(32)),
             1,
         );
-        assert!(read(dir, &added, b"key").is_err());
-        assert!(read(dir, "", b"key").is_err());
+        assert!(read(dir, added, b"key").is_err());
+        assert!(read(dir, String::new(), b"key").is_err());
     }
 
     #[test]
@@ -147,7 +149,7 @@ mod tests {
                 .map(|n| (n.to_string(), n.as_bytes().to_vec()))
                 .collect();
         let dir = Path::new("/c/ksonnet-lib/v1");
-        let digests = read(dir, &write(dir, &files, b"key"), b"key").unwrap();
+        let digests = read(dir, write(dir, &files, b"key"), b"key").unwrap();
         for (name, bytes) in &files {
             assert_eq!(
                 digests.get(name),
@@ -168,7 +170,7 @@ mod tests {
             format!("{body}mac {mac}\n")
         };
         let digest = "ab".repeat(32);
-        assert!(read(dir, &sign(&format!("{digest}  k.libsonnet\n")), b"key").is_ok());
+        assert!(read(dir, sign(&format!("{digest}  k.libsonnet\n")), b"key").is_ok());
         for body in [
             format!("{}  k.libsonnet\n", "ab".repeat(31)),
             format!("{}  k.libsonnet\n", "zz".repeat(32)),
@@ -178,7 +180,7 @@ mod tests {
             format!("{}é  k.libsonnet\n", "ab".repeat(31)),
             "\n".to_string(),
         ] {
-            let err = read(dir, &sign(&body), b"key").unwrap_err();
+            let err = read(dir, sign(&body), b"key").unwrap_err();
             assert!(err.contains("malformed"), "{body:?}: {err}");
         }
     }

@@ -227,7 +227,7 @@ fn verified(dir: &std::path::Path) -> Result<LibraryDir, CacheError> {
         crate::sandbox::STATE_FILE_CAP,
     )
     .map_err(|e| untrusted(e.to_string()))?;
-    let digests = cache_manifest::read(dir, &text, &key).map_err(untrusted)?;
+    let digests = cache_manifest::read(dir, text, &key).map_err(untrusted)?;
     Ok(LibraryDir::Cache {
         dir: dir.to_path_buf(),
         digests: std::sync::Arc::new(digests),
