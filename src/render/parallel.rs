@@ -24,8 +24,8 @@ pub(super) const HELPER_STACK_BYTES: usize = 1 << 30;
 /// from then on each module's heaviest component not yet taken goes first.
 #[derive(Default)]
 struct Queue {
-    by_weight: bool,
-    weighing: AtomicBool,
+    /// Whether the list is still to be weighed: the first thread to ask clears it.
+    to_weigh: AtomicBool,
     stopped: AtomicBool,
     state: Mutex<Places>,
 }
@@ -63,7 +63,7 @@ impl Places {
 impl Queue {
     fn new(by_weight: bool) -> Queue {
         Queue {
-            by_weight,
+            to_weigh: AtomicBool::new(by_weight),
             ..Queue::default()
         }
     }
@@ -73,10 +73,7 @@ impl Queue {
     /// app changed while the render read it) takes nothing: the render's own thread then
     /// renders what is left, from its own list.
     fn take(&self, worker: &Worker) -> Option<usize> {
-        if self.by_weight
-            && !self.stopped.load(Ordering::SeqCst)
-            && !self.weighing.swap(true, Ordering::SeqCst)
-        {
+        if !self.stopped.load(Ordering::SeqCst) && self.to_weigh.swap(false, Ordering::SeqCst) {
             let order = worker.heaviest_first();
             self.lock().order = Some(order);
         }
