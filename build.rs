@@ -53,50 +53,34 @@ fn embed_commit(root: &Path) {
     println!("cargo:rustc-env=KF_GIT_COMMIT={commit}");
 }
 
-/// The glibc this build runs on, from `getconf GNU_LIBC_VERSION` ("glibc 2.36").
-fn glibc_version() -> Option<(u32, u32)> {
-    let out = std::process::Command::new("getconf")
-        .arg("GNU_LIBC_VERSION")
-        .output()
-        .ok()?;
-    let text = String::from_utf8(out.stdout).ok()?;
-    let (major, minor) = text.trim().strip_prefix("glibc ")?.split_once('.')?;
-    let minor = minor.split(|c: char| !c.is_ascii_digit()).next()?;
-    Some((major.parse().ok()?, minor.parse().ok()?))
-}
-
-/// The kf binary is position-independent, and every pointer in its read-only data (vtables,
-/// string tables) needs a relocation at start: 1.3 MB of `.rela.dyn` entries, which the
-/// loader reads whole on every run (1.3 MiB of every command's memory). Packed relative
-/// relocations (DT_RELR) hold the same in 13 kB, but the binary then needs glibc 2.36 on
-/// the machine that runs it. So they are asked for only where that is this machine and
-/// its linker is Rust's default: a native build for linux-gnu on glibc 2.36 or newer,
-/// with no linker or link flags of the user's (`RUSTC_LINKER`, `-C link-arg`, `-fuse-ld`
-/// in RUSTFLAGS), and not with `KF_PORTABLE_BINARY` set, for a binary that must run on
-/// an older glibc.
-fn pack_relative_relocations() {
-    println!("cargo:rerun-if-env-changed=KF_PORTABLE_BINARY");
+/// The kf binary is linked at a fixed address (not position-independent), as Go links
+/// kubectl, Helm and Tanka on linux/amd64. A position-independent kf holds a pointer in
+/// every vtable and string table of its 630 kB of `.data.rel.ro` and 180 kB of `.got`,
+/// and the loader rewrites them all before `main`: ~230 pages copied and written on every
+/// run, a third of `kf version`'s page faults (docs/benchmarks.md, "Sixth pass"). At a
+/// fixed address the linker writes those pointers once, the pages are read from the file
+/// as they are used, and the binary needs no relocation support from the machine's glibc.
+/// The heap, the stacks and the shared libraries keep their random addresses.
+///
+/// Asked for only where the linker is Rust's default C compiler driver for a Linux target
+/// (no `RUSTC_LINKER`, `-C linker`, `-C link-arg` or `-fuse-ld` of the user's, who then
+/// gets rustc's position-independent default).
+fn link_at_fixed_address() {
     let var = |name: &str| std::env::var(name).unwrap_or_default();
     let flags = var("CARGO_ENCODED_RUSTFLAGS");
     let own_linker = std::env::var_os("RUSTC_LINKER").is_some()
         || ["link-arg", "linker", "fuse-ld"]
             .iter()
             .any(|f| flags.contains(f));
-    if var("HOST") == var("TARGET")
-        && var("CARGO_CFG_TARGET_OS") == "linux"
-        && var("CARGO_CFG_TARGET_ENV") == "gnu"
-        && !own_linker
-        && std::env::var_os("KF_PORTABLE_BINARY").is_none()
-        && glibc_version().is_some_and(|v| v >= (2, 36))
-    {
-        println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
+    if var("CARGO_CFG_TARGET_OS") == "linux" && !own_linker {
+        println!("cargo:rustc-link-arg-bins=-no-pie");
     }
 }
 
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
     embed_commit(&root);
-    pack_relative_relocations();
+    link_at_fixed_address();
     let mut files = Vec::new();
     for top in ["prototypes", "registry", "schemas"] {
         println!("cargo:rerun-if-changed={top}");
