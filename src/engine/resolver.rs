@@ -23,6 +23,11 @@ pub struct KfImportResolver {
     display_root: PathBuf,
     rewrite: Option<super::SourceRewrite>,
     overlay: std::rc::Rc<Vec<(PathBuf, String)>>,
+    /// What [`KfImportResolver::existing_file`] found for each path it looked at, for
+    /// this engine's render: every file importing `k.libsonnet` or a package's
+    /// `util.libsonnet` tries the same folders in the same order, an `lstat` each (a
+    /// render made 600 of them).
+    looked_up: std::cell::RefCell<std::collections::HashMap<PathBuf, Option<SourcePath>>>,
 }
 
 impl KfImportResolver {
@@ -41,6 +46,7 @@ impl KfImportResolver {
             sandbox,
             display_root,
             rewrite,
+            looked_up: Default::default(),
         }
     }
 
@@ -52,6 +58,18 @@ impl KfImportResolver {
         from: &SourcePath,
         wanted: &str,
     ) -> Result<Option<SourcePath>> {
+        if let Some(known) = self.looked_up.borrow().get(path) {
+            return Ok(known.clone());
+        }
+        let found = self.look_up(path, from, wanted)?;
+        self.looked_up
+            .borrow_mut()
+            .insert(path.to_path_buf(), found.clone());
+        Ok(found)
+    }
+
+    /// [`KfImportResolver::existing_file`], looked up on disk.
+    fn look_up(&self, path: &Path, from: &SourcePath, wanted: &str) -> Result<Option<SourcePath>> {
         let (canonical, meta) = match self.sandbox.resolve_with_metadata(path) {
             Ok(found) => found,
             Err(e) if e.is_not_found() => return Ok(None),
