@@ -314,6 +314,9 @@ pub fn real_dir(dir: &Path) -> std::io::Result<PathBuf> {
 pub struct Sandbox {
     roots: Vec<PathBuf>,
     verified: Vec<Verified>,
+    /// The folders opened for reading below them (beneath.rs), shared by clones.
+    #[cfg(target_os = "linux")]
+    folders: std::sync::Arc<beneath::Folders>,
 }
 
 /// A folder whose every file kf wrote itself and knows the SHA-256 of (a ksonnet-lib
@@ -353,7 +356,7 @@ impl Sandbox {
                 .into_iter()
                 .filter_map(|p| real_dir(p.as_ref()).ok())
                 .collect(),
-            verified: Vec::new(),
+            ..Sandbox::default()
         }
     }
 
@@ -494,14 +497,17 @@ impl Sandbox {
             }
         };
         let rel = path.strip_prefix(dir).ok()?;
-        let file = beneath::open(dir, rel)?;
+        // A verified file is looked up by its UTF-8 name; any other is the careful way's.
+        let name = match verified {
+            Some(_) => Some(rel.to_str()?.to_string()),
+            None => None,
+        };
+        let file = self.folders.open(dir, rel)?;
         Some((|| {
             let (file, meta) = regular(file, path)?;
             let bytes = read_capped_hint(file, meta.len(), path, cap)?;
-            if let Some(v) = verified {
-                let parts: Option<Vec<&str>> = rel.iter().map(|p| p.to_str()).collect();
-                let rel = parts.map(|p| p.join("/")).unwrap_or_default();
-                v.check(path, &rel, &bytes)?;
+            if let (Some(v), Some(name)) = (verified, name) {
+                v.check(path, &name, &bytes)?;
             }
             Ok(bytes)
         })())
