@@ -489,24 +489,20 @@ impl Sandbox {
     /// not open it, for the careful way to decide.
     #[cfg(target_os = "linux")]
     fn read_beneath(&self, path: &Path, cap: u64) -> Option<Result<Vec<u8>, ReadError>> {
+        // A verified file is named as the careful way names it (no name: not UTF-8, the
+        // careful way's to refuse).
         let (dir, verified) = match self.roots.iter().find(|r| path.starts_with(r)) {
             Some(root) => (root, None),
             None => {
-                let v = self.verified.iter().find(|v| path.starts_with(&v.dir))?;
-                (&v.dir, Some(v))
+                let (v, name) = self.verified_for(path)?;
+                (&v.dir, Some((v, name)))
             }
         };
-        let rel = path.strip_prefix(dir).ok()?;
-        // A verified file is looked up by its UTF-8 name; any other is the careful way's.
-        let name = match verified {
-            Some(_) => Some(rel.to_str()?.to_string()),
-            None => None,
-        };
-        let file = self.folders.open(dir, rel)?;
+        let file = self.folders.open(dir, path.strip_prefix(dir).ok()?)?;
         Some((|| {
             let (file, meta) = regular(file, path)?;
             let bytes = read_capped_hint(file, meta.len(), path, cap)?;
-            if let (Some(v), Some(name)) = (verified, name) {
+            if let Some((v, name)) = verified {
                 v.check(path, &name, &bytes)?;
             }
             Ok(bytes)
