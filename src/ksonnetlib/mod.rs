@@ -54,7 +54,7 @@ pub fn is_todays(k8s_version: &str) -> bool {
 }
 
 /// Bumped when the generated files change shape, so that cached copies are remade.
-const GENERATOR_REVISION: u32 = 4;
+const GENERATOR_REVISION: u32 = 5;
 
 /// The files of a generated library, by path below its folder (`k.libsonnet`,
 /// `k8s.libsonnet`, `k8s/<group>.<version>.libsonnet`, …), sorted.
