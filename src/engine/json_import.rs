@@ -9,30 +9,20 @@
 //! the same file still reads its bytes as written. It works on the engine's own tokens
 //! (jrsonnet's lexer). The import and its path are overwritten in place, padded with
 //! blanks, so only the first line's columns move (by the length of the `local`).
+//!
+//! Whether a file is such data is found by parsing it (parse_json.rs); that parse is kept
+//! for the `std.parseJson` the local then evaluates, so the file is read as JSON once.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
 use jrsonnet_lexer::{Lexeme, SyntaxKind};
-use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::lexer;
 
-/// Whether `std.parseJson(text)` gives the value that evaluating `text` as Jsonnet gives:
-/// `text` is strict JSON (no comments or trailing commas, numbers in range, nesting within
-/// serde_json's limit), no object has a key twice (an error in a Jsonnet object literal,
-/// while `std.parseJson` keeps one), and no string has the escape `\/` (JSON's, which
-/// jrsonnet's lexer refuses). Anything else is left to the engine.
+/// Whether `std.parseJson(text)` gives the value that evaluating `text` as Jsonnet gives
+/// (parse_json.rs says when).
 pub fn reads_as_data(text: &str) -> bool {
-    if memchr::memmem::find(text.as_bytes(), b"\\/").is_some() {
-        return false;
-    }
-    let mut keys = Vec::new();
-    let mut json = serde_json::Deserializer::from_str(text);
-    Checked(&mut keys)
-        .deserialize(&mut json)
-        .and_then(|()| json.end())
-        .is_ok()
+    super::parse_json::reads_as_data(text)
 }
 
 /// Tokens after which an expression cannot go on: `import "x.json"` before anything else
@@ -101,7 +91,9 @@ pub fn with_json_imports_as_data(
         let name = match locals.get(path.text) {
             Some(name) => name.clone(),
             None => {
-                if !wanted.ends_with(".json") || !read(&wanted).is_some_and(|t| reads_as_data(&t)) {
+                if !wanted.ends_with(".json")
+                    || !read(&wanted).is_some_and(super::parse_json::keep_if_data)
+                {
                     continue;
                 }
                 let Some(name) = fresh.next() else { break };
@@ -160,86 +152,6 @@ fn may_import_json(source: &str) -> bool {
         let line = &line[..memchr::memchr(b'\n', line).unwrap_or(line.len())];
         memchr::memchr(quote, line).is_some_and(|end| line[..end].ends_with(b".json"))
     })
-}
-
-/// Any JSON value, checked for duplicate keys on the way; builds nothing. The keys of
-/// the objects being read are kept on one stack (each object's above its parents'), so
-/// that checking them allocates nothing per object.
-struct Checked<'k, 'de>(&'k mut Vec<Cow<'de, str>>);
-
-impl<'de> DeserializeSeed<'de> for Checked<'_, 'de> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-/// An object key, borrowed from the text unless it has escapes.
-struct Key<'de>(Cow<'de, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v.to_owned())))
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
-    }
-}
-
-impl<'de> Visitor<'de> for Checked<'_, 'de> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(Checked(&mut *self.0))?.is_some() {}
-        Ok(())
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let start = self.0.len();
-        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-            map.next_value_seed(Checked(&mut *self.0))?;
-            self.0.push(key);
-        }
-        let keys = &mut self.0[start..];
-        keys.sort_unstable();
-        let twice = keys.windows(2).any(|w| w[0] == w[1]);
-        self.0.truncate(start);
-        if twice {
-            return Err(de::Error::custom("duplicate key"));
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

@@ -55,16 +55,95 @@ thread_local! {
         RefCell::default();
 }
 
+thread_local! {
+    /// Texts json_import.rs found to be data, with their parse: the `std.parseJson` of the
+    /// same text that it writes in place of the import takes it from here (once; a file
+    /// changed between the two reads is a different text, parsed again).
+    static KEPT: RefCell<Vec<(String, Parsed)>> = RefCell::default();
+}
+
+/// A document and the length of its longest array.
+struct Parsed(Json, usize);
+
 /// `std.parseJson(text)`.
 pub fn parse(text: &str) -> Option<Val> {
+    let kept = KEPT.with_borrow_mut(|kept| {
+        let at = kept.iter().position(|(t, _)| t.as_str() == text)?;
+        Some(kept.swap_remove(at).1)
+    });
+    let Parsed(json, longest) = match kept {
+        Some(parsed) => parsed,
+        None => read(text)?,
+    };
+    // Rendering refuses arrays past the limit, naming where they are: such a document is
+    // left to jrsonnet's values, whose walk does that.
+    (longest <= MAX_ARRAY_ITEMS).then(|| to_val(&json))
+}
+
+fn read(text: &str) -> Option<Parsed> {
     let mut longest = 0;
     let mut reader = serde_json::Deserializer::from_str(text);
     let json = Seed(&mut longest).deserialize(&mut reader).ok()?;
     // Only blanks may follow the document.
     reader.end().ok()?;
-    // Rendering refuses arrays past the limit, naming where they are: such a document is
-    // left to jrsonnet's values, whose walk does that.
-    (longest <= MAX_ARRAY_ITEMS).then(|| to_val(&json))
+    Some(Parsed(json, longest))
+}
+
+/// Whether `std.parseJson(text)` gives the value that evaluating `text` as Jsonnet gives:
+/// `text` is strict JSON (no comments or trailing commas, numbers in range, nesting within
+/// serde_json's limit), no object has a key twice (an error in a Jsonnet object literal,
+/// while `std.parseJson` keeps one), and no string has the escape `\/` (JSON's, which
+/// jrsonnet's lexer refuses). Anything else is left to the engine.
+fn as_data(text: &str) -> Option<Parsed> {
+    if memchr::memmem::find(text.as_bytes(), b"\\/").is_some() {
+        return None;
+    }
+    let parsed = read(text)?;
+    (!has_a_key_twice(&parsed.0, &mut Vec::new())).then_some(parsed)
+}
+
+pub fn reads_as_data(text: &str) -> bool {
+    as_data(text).is_some()
+}
+
+/// [`as_data`], keeping the parse for [`parse`] of the same text.
+pub fn keep_if_data(text: String) -> bool {
+    let Some(parsed) = as_data(&text) else {
+        return false;
+    };
+    KEPT.with_borrow_mut(|kept| kept.push((text, parsed)));
+    true
+}
+
+/// Whether `bytes` is a text [`keep_if_data`] kept: JSON that serde_json read, which it
+/// refuses past 128 levels of nesting.
+pub fn is_kept(bytes: &[u8]) -> bool {
+    KEPT.with_borrow(|kept| kept.iter().any(|(t, _)| t.as_bytes() == bytes))
+}
+
+/// Whether an object in `json` has a key twice. `keys` is one stack for the keys of every
+/// object being checked (each object's above its children's), so that checking allocates
+/// nothing per object.
+fn has_a_key_twice<'j>(json: &'j Json, keys: &mut Vec<&'j str>) -> bool {
+    match json {
+        Json::Array(items) => items.iter().any(|item| has_a_key_twice(item, keys)),
+        Json::Object(members) => {
+            if members
+                .iter()
+                .any(|(_, value)| has_a_key_twice(value, keys))
+            {
+                return true;
+            }
+            let start = keys.len();
+            keys.extend(members.iter().map(|(key, _)| &**key));
+            let own = &mut keys[start..];
+            own.sort_unstable();
+            let twice = own.windows(2).any(|w| w[0] == w[1]);
+            keys.truncate(start);
+            twice
+        }
+        _ => false,
+    }
 }
 
 /// The JSON of `obj` if it was made from a parsed document and nothing has changed it
@@ -79,9 +158,10 @@ pub fn object_json(obj: &ObjValue) -> Option<Value> {
 }
 
 /// Forget the objects made so far (their engine is gone; rendering another engine's
-/// objects only walks them instead).
+/// objects only walks them instead), and the parses kept for an engine's imports.
 pub fn forget() {
     MADE.with_borrow_mut(FxHashMap::clear);
+    KEPT.with_borrow_mut(Vec::clear);
 }
 
 fn to_val(json: &Json) -> Val {
@@ -232,5 +312,32 @@ mod tests {
         assert!(parse(&format!("{{\"a\": [{items}]}}")).is_none());
         let items = ["0"; 3].join(",");
         assert!(parse(&format!("{{\"a\": [{items}]}}")).is_some());
+    }
+
+    /// json_import.rs's check keeps its parse for the one `std.parseJson` of the same text
+    /// it writes; a text that is not data is not kept.
+    #[test]
+    fn a_kept_parse_serves_the_parse_json_of_the_same_text() {
+        let text = r#"{"a": [1, {"b": null}], "c": "d"}"#;
+        assert!(keep_if_data(text.to_string()));
+        assert!(is_kept(text.as_bytes()));
+        assert!(!is_kept(br#"{"a": [1, {"b": null}], "c": "e"}"#));
+        let Some(Val::Obj(obj)) = parse(text) else {
+            panic!("an object")
+        };
+        assert_eq!(
+            object_json(&obj),
+            Some(serde_json::json!({"a": [1, {"b": null}], "c": "d"}))
+        );
+        assert!(!is_kept(text.as_bytes()), "used once");
+        for not_data in [
+            r#"{"k": 1, "k": 2}"#,
+            r#"[{"x": {"k": 1, "k": 1}}]"#,
+            "{a: 1}",
+        ] {
+            assert!(!keep_if_data(not_data.to_string()), "{not_data}");
+            assert!(!is_kept(not_data.as_bytes()), "{not_data}");
+        }
+        forget();
     }
 }
