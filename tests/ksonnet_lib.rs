@@ -42,6 +42,41 @@ fn the_generated_library_has_the_shape_of_ksonnets() {
     );
 }
 
+/// An `xType` link reads its type's own file: following `containersType` parses the
+/// container's standalone object, not its group's whole `hidden` (24 kB for core.v1), and
+/// each file imports only the group files it names.
+#[test]
+fn a_type_link_reads_its_types_own_file() {
+    let dir = generated();
+    let read = |name: &str| std::fs::read_to_string(dir.path().join("k8s").join(name)).unwrap();
+    let pod_spec = read("core.v1.lits.podSpec.libsonnet");
+    assert!(
+        pod_spec
+            .contains("containersType:: (import \"core.v1.hidden.container.libsonnet\")(this),"),
+        "{pod_spec}"
+    );
+    assert!(!pod_spec.contains("hidden.core"), "{pod_spec}");
+    assert!(!pod_spec.contains("local "), "{pod_spec}");
+    let container = read("core.v1.hidden.container.libsonnet");
+    assert!(container.contains("new(name='', image='')"), "{container}");
+    // A type of another group is reached through that group's file.
+    let deployment = read("apps.v1beta1.refs.deployment.libsonnet");
+    assert!(
+        deployment.contains("local f_meta_v1 = import \"meta.v1.libsonnet\";")
+            && deployment.contains(
+                "metadataType:: (import \"meta.v1.hidden.objectMeta.libsonnet\")(f_meta_v1),"
+            )
+            && !deployment.contains("local hidden"),
+        "{deployment}"
+    );
+    // The group's `hidden` lists them for code that reaches them through it.
+    let hidden = read("core.v1.hidden.libsonnet");
+    assert!(
+        hidden.contains("container:: (import \"core.v1.hidden.container.libsonnet\")(this),"),
+        "{hidden}"
+    );
+}
+
 /// Every kind an operation of the spec accepts has `new()` with its apiVersion and kind.
 #[test]
 fn every_kind_in_the_spec_has_new() {

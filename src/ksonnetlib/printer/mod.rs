@@ -9,7 +9,8 @@
 //! - `refs.<type>(__mixin)`: one nested object per object-valued property, with its `xType`;
 //! - `nested.<type>(__mixin)`: both, which is what a nested path like
 //!   `deployment.mixin.spec.template.spec` is (with the `mixinInstance` its parent adds);
-//! - `hidden.<type>`: the standalone object `xType` links reach (`new()`, setters, `mixin`);
+//! - `hidden.<type>`: the standalone object `xType` links reach, a file of its own (`new()`,
+//!   setters, `mixin`);
 //! - `kinds.<kind>`: the top-level objects (`new()` with the kind's apiVersion and kind).
 //!
 //! Every path and chain of ksonnet-lib exists with the same behaviour; Jsonnet's laziness
@@ -31,16 +32,6 @@ pub use files::print;
 /// The folder beside k8s.libsonnet that holds the per-group files.
 pub const PARTS_DIR: &str = "k8s";
 
-/// The helper every file of standalone objects starts with: `head + lits + { mixin:: refs }`
-/// as ksonnet-lib composes each, with each part applied to its group's object, and
-/// [`PLAIN_HEAD`] for a type without constructors of its own. Written out per entry, the
-/// composition was most of core.v1's `hidden` file, which most renders parse on each of
-/// their threads (24.5 kB; on the corpus' largest app, 5% of kf's instructions).
-const STANDALONE: &str = "local standalone(group, lits, refs, head={ new():: {} }) = head + lits(group, function(o) o) + { mixin:: refs(group, function(o) o) },\n    nothing(group, mixin) = {};\n";
-
-/// The constructors of a type ksonnet-lib gives none of its own.
-const PLAIN_HEAD: &str = "new():: {}";
-
 /// A file of the library: (group, version); the version is empty for unversioned types.
 type FileKey = (String, String);
 
@@ -61,6 +52,9 @@ struct Library<'a> {
     /// A library for an API ksonnet never generated one for ([`constructors::TODAY_SINCE`]
     /// on): ksonnet-lib's shape without its bugs that the API server would see.
     today: bool,
+    /// The definition each `hidden.<group>.<version>.<type>` path gives: the first of that
+    /// name in its group and version, as in ksonnet-lib.
+    hidden: BTreeMap<String, &'a str>,
 }
 
 /// `core.v1`: the API a file holds, and the start of its own and its parts' names.
@@ -126,13 +120,19 @@ fn method(name: &str, args: &str, body: &str) -> String {
 }
 
 /// `hidden.<group>.<version>.<type>` for the definition `id`, if ksonnet-lib links it.
-fn type_link(id: &str) -> Option<String> {
+fn hidden_path(id: &str) -> Option<String> {
     let d = parse_description(id)?;
     if d.version.is_empty() {
         return None;
     }
     let kind = format_kind(&d.kind);
     Some(access("hidden", &[d.group_or_core(), &d.version, &kind]))
+}
+
+/// Whether a definition has a standalone object in its group's `hidden` (types that are
+/// not kinds).
+fn is_hidden(def: &Definition) -> bool {
+    def.component.is_none() && !def.desc.version.is_empty()
 }
 
 impl<'a> Library<'a> {
@@ -167,11 +167,23 @@ impl<'a> Library<'a> {
             list.push(def);
             places.insert(def.id.as_str(), Place { file, part });
         }
+        let mut hidden = BTreeMap::new();
+        for (file, defs) in &own {
+            let mut seen = BTreeSet::new();
+            for def in defs.iter().filter(|d| is_hidden(d)) {
+                let name = format_kind(&def.desc.kind);
+                let path = access("hidden", &[&file.0, &file.1, &name]);
+                if seen.insert(name) {
+                    hidden.insert(path, def.id.as_str());
+                }
+            }
+        }
         Library {
             spec,
             places,
             own,
             today: super::is_todays(&spec.kubernetes_version),
+            hidden,
         }
     }
 
@@ -219,7 +231,29 @@ impl<'a> Library<'a> {
         }
     }
 
-    fn lits(&self, def: &Definition) -> String {
+    /// The definition whose standalone object an `xType` link to `id` gives, if any.
+    fn link_target(&self, id: &str) -> Option<&'a str> {
+        self.hidden.get(&hidden_path(id)?).copied()
+    }
+
+    /// An `xType` link from `from` to `id`: the standalone object ksonnet-lib's
+    /// `hidden.<group>.<version>.<type>` gives, read from that type's own file, so that
+    /// following a link does not parse its group's whole `hidden` (core.v1's is 24 kB,
+    /// which most renders reached for `containersType` alone, on each of their threads);
+    /// the path itself where it names no type (an error when followed, as in ksonnet-lib).
+    fn type_link(&self, from: &FileKey, id: &str) -> Option<String> {
+        let path = hidden_path(id)?;
+        Some(match self.hidden.get(&path) {
+            Some(target) => format!(
+                "(import {})({})",
+                quote(&self.part(target, "hidden")),
+                self.file_ref(from, target)
+            ),
+            None => path,
+        })
+    }
+
+    fn lits(&self, def: &Definition, file: &FileKey) -> String {
         let mut out = String::new();
         for p in &def.properties {
             let PropertyKind::Literal(kind) = p.kind else {
@@ -253,7 +287,7 @@ impl<'a> Library<'a> {
             for (name, body) in setters {
                 let _ = writeln!(out, "      {},", method(&name, &arg, &body));
             }
-            if let Some(link) = p.type_ref.as_deref().and_then(type_link) {
+            if let Some(link) = p.type_ref.as_deref().and_then(|t| self.type_link(file, t)) {
                 let _ = writeln!(
                     out,
                     "      {}:: {link},",
@@ -294,7 +328,7 @@ impl<'a> Library<'a> {
                     &format!("__mixin({{ {field}+: {arg} }})")
                 )
             );
-            if let Some(link) = type_link(target) {
+            if let Some(link) = self.type_link(file, target) {
                 let _ = writeln!(
                     out,
                     "      {}:: {link},",
@@ -350,33 +384,26 @@ impl<'a> Library<'a> {
                     .collect::<Vec<_>>()
                     .join(", ")
             }
-            None if base.is_empty() => PLAIN_HEAD.into(),
+            None if base.is_empty() => "new():: {}".into(),
             None => format!("new():: {}", base.join(" + ")),
         }
     }
 
-    /// The standalone object of a definition: constructors, setters and `mixin`, built by
-    /// the file's [`STANDALONE`] helper from its head and its parts (`nothing` for a part
-    /// it has not).
+    /// The standalone object of a definition: constructors, setters and `mixin`.
     fn standalone(&self, def: &Definition, from: &FileKey, head: &str) -> String {
-        let part = |what: &str, present: bool| {
-            if present {
-                format!("import {}", quote(&self.part(&def.id, what)))
-            } else {
-                "nothing".into()
-            }
-        };
-        let head = if head == PLAIN_HEAD {
-            String::new()
+        let mut parts = vec![format!("{{ {head} }}")];
+        if has_lits(def) {
+            parts.push(self.part_call(from, &def.id, "lits", ", function(o) o"));
+        }
+        if has_refs(def) {
+            parts.push(format!(
+                "{{ mixin:: {} }}",
+                self.part_call(from, &def.id, "refs", ", function(o) o")
+            ));
         } else {
-            format!(", {{ {head} }}")
-        };
-        format!(
-            "standalone({}, {}, {}{head})",
-            self.file_ref(from, &def.id),
-            part("lits", has_lits(def)),
-            part("refs", has_refs(def))
-        )
+            parts.push("{ mixin:: {} }".into());
+        }
+        parts.join(" + ")
     }
 
     /// `name:: <standalone object>,` for each (name, constructor head, definition); the
@@ -404,8 +431,8 @@ impl<'a> Library<'a> {
     /// each definition's `lits` and `refs` are files of their own, which the files that
     /// use them import by name, so a render parses only the parts of the types it reaches
     /// (core.v1 is 143 kB whole, and parsing costs a hundred bytes of memory per byte of
-    /// source; an index of its parts was 50 kB, parsed whole to reach one). The `hidden`
-    /// standalone objects are one more file, parsed when an `xType` link is followed.
+    /// source; an index of its parts was 50 kB, parsed whole to reach one). So is each
+    /// standalone object an `xType` link gives, and the group's `hidden` lists them.
     fn file(&self, file: &FileKey, kinds: &[&Definition]) -> (String, Vec<(String, String)>) {
         let own: &[&Definition] = self.own.get(file).map(Vec::as_slice).unwrap_or(&[]);
         let mut deps: BTreeSet<FileKey> = BTreeSet::new();
@@ -421,6 +448,13 @@ impl<'a> Library<'a> {
         for p in own.iter().flat_map(|d| &d.properties) {
             if let PropertyKind::Reference(t) = &p.kind {
                 note(t);
+            }
+            let linked = match &p.kind {
+                PropertyKind::Reference(t) => Some(t.as_str()),
+                _ => p.type_ref.as_deref(),
+            };
+            if let Some(target) = linked.and_then(|t| self.link_target(t)) {
+                note(target);
             }
         }
         let mut body = String::new();
@@ -448,7 +482,7 @@ impl<'a> Library<'a> {
         let mut bodies: Vec<(String, String)> = Vec::new();
         for def in own {
             if has_lits(def) {
-                let text = format!("function(this, __mixin) {{\n{}}}\n", self.lits(def));
+                let text = format!("function(this, __mixin) {{\n{}}}\n", self.lits(def, file));
                 bodies.push((self.part(&def.id, "lits"), text));
             }
             if has_refs(def) {
@@ -456,42 +490,52 @@ impl<'a> Library<'a> {
                 bodies.push((self.part(&def.id, "refs"), text));
             }
         }
-        // The standalone objects of the types that are not kinds, reached through the
-        // `xType` links (`containersType`): a file of their own, parsed when one is used.
+        // The standalone objects of the types that are not kinds, which the `xType` links
+        // (`containersType`) give: a file each, and the group's `hidden`, an index of
+        // them, for code that reaches them through it.
         let mut hidden = String::new();
-        let entries = own
-            .iter()
-            .filter(|d| d.component.is_none() && !d.desc.version.is_empty());
-        let entries = entries.map(|def| {
-            (
-                format_kind(&def.desc.kind),
-                self.constructors(def, &[]),
-                *def,
-            )
-        });
-        self.write_standalones(&mut hidden, file, entries);
+        for def in own.iter().filter(|d| is_hidden(d)) {
+            if self.link_target(&def.id) != Some(def.id.as_str()) {
+                continue;
+            }
+            let name = self.part(&def.id, "hidden");
+            let _ = writeln!(
+                hidden,
+                "    {}:: (import {})(this),",
+                field_key(&format_kind(&def.desc.kind)),
+                quote(&name)
+            );
+            let object = self.standalone(def, file, &self.constructors(def, &[]));
+            bodies.push((name, format!("function(this)\n  {object}\n")));
+        }
         if !hidden.is_empty() {
             let name = format!("{stem}.hidden.libsonnet");
             let _ = writeln!(body, "  hidden:: (import {})(this),", quote(&name));
-            bodies.push((name, format!("{STANDALONE}function(this) {{\n{hidden}}}\n")));
+            bodies.push((name, format!("function(this) {{\n{hidden}}}\n")));
         }
-        let mut imports = String::from("local hidden = import 'hidden.libsonnet';\n");
+        // (local name, its line): each file gets those it uses.
+        let mut imports = vec![(
+            "hidden".to_string(),
+            "local hidden = import 'hidden.libsonnet';\n".to_string(),
+        )];
         for d in &deps {
-            let _ = writeln!(
-                imports,
-                "local {} = import {};",
-                local_name(d),
-                quote(&file_name(d))
-            );
+            let name = local_name(d);
+            let line = format!("local {name} = import {};\n", quote(&file_name(d)));
+            imports.push((name, line));
         }
-        let header = |what: &str| {
-            format!(
-                "// Generated by kf from the Kubernetes {} OpenAPI spec: ksonnet-lib's {stem} API{what}.\n// Do not edit; `kf env set <env> --api-spec` regenerates it.\n{imports}",
+        let header = |what: &str, body: &str| {
+            let mut out = format!(
+                "// Generated by kf from the Kubernetes {} OpenAPI spec: ksonnet-lib's {stem} API{what}.\n// Do not edit; `kf env set <env> --api-spec` regenerates it.\n",
                 self.spec.kubernetes_version
-            )
+            );
+            for (name, line) in &imports {
+                if uses(body, name) {
+                    out.push_str(line);
+                }
+            }
+            out
         };
-        let helper = if kinds.is_empty() { "" } else { STANDALONE };
-        let out = format!("{}{helper}local this = {{\n{body}}};\nthis\n", header(""));
+        let out = format!("{}local this = {{\n{body}}};\nthis\n", header("", &body));
         let parts = bodies
             .into_iter()
             .map(|(name, body)| {
@@ -502,13 +546,23 @@ impl<'a> Library<'a> {
                     .unwrap_or_default();
                 let text = format!(
                     "{}// `this` is the group's object; `__mixin` as in ksonnet-lib.\n{body}",
-                    header(&what)
+                    header(&what, &body)
                 );
                 (name, text)
             })
             .collect();
         (out, parts)
     }
+}
+
+/// Whether `body` names the local `name` (not as part of a longer name or a path).
+fn uses(body: &str, name: &str) -> bool {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    body.match_indices(name).any(|(at, _)| {
+        let before = body.as_bytes()[..at].last();
+        let after = body.as_bytes().get(at + name.len());
+        !before.is_some_and(|&b| word(b) || b == b'.') && !after.is_some_and(|&b| word(b))
+    })
 }
 
 fn has_lits(def: &Definition) -> bool {
