@@ -304,11 +304,20 @@ pub fn paren_warnings(
         let Ok(canonical) = component.path.canonicalize() else {
             continue;
         };
-        let ours: Vec<Value> = rendered
-            .iter()
-            .filter(|o| o.component == name)
-            .map(|o| Value::Object(o.object.clone()))
-            .collect();
+        let mine = || rendered.iter().filter(|o| o.component == name);
+        // Objects whose YAML the render made keep only what orders them: render the
+        // component again for the whole objects.
+        let ours: Vec<Value> = if mine().any(|o| o.yaml_document().is_some()) {
+            let mut opts = options.clone();
+            opts.components = vec![name.to_string()];
+            opts.yaml_documents = false;
+            let Ok(again) = super::render(app, env, &opts) else {
+                continue;
+            };
+            again.into_iter().map(|o| Value::Object(o.object)).collect()
+        } else {
+            mine().map(|o| Value::Object(o.object.clone())).collect()
+        };
         for (open, close) in sites {
             let mut variant = source.clone().into_bytes();
             variant[open] = b' ';

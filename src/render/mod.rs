@@ -76,8 +76,9 @@ pub struct RenderOptions {
     /// is the same either way.
     pub workers: usize,
     /// Make each object's YAML document on the thread that rendered it (while other
-    /// threads still evaluate), for a caller that prints the objects as they are: one
-    /// that changes an object after the render must leave this off.
+    /// threads still evaluate), and keep of the object itself only what orders the
+    /// objects (apiVersion, kind, metadata's name and namespace): for a caller that
+    /// prints the documents. One that reads or changes an object must leave this off.
     pub yaml_documents: bool,
 }
 
@@ -86,7 +87,8 @@ pub struct RenderedObject {
     pub component: String,
     pub object: Map<String, Value>,
     /// `object`'s YAML document, made on the thread that rendered it when
-    /// [`RenderOptions::yaml_documents`] asked for it.
+    /// [`RenderOptions::yaml_documents`] asked for it; `object` then keeps only what
+    /// orders the objects.
     document: Option<String>,
 }
 
@@ -106,6 +108,14 @@ impl RenderedObject {
 
     fn make_yaml_document(&mut self) {
         self.document = Some(output::yaml_document(&self.object));
+    }
+
+    /// Make the YAML document and keep of the object only what orders it
+    /// ([`order::ordering_fields`]): the rest is freed on the thread that rendered it,
+    /// whose next components reuse the memory instead of touching new pages.
+    fn keep_document_only(&mut self) {
+        self.make_yaml_document();
+        self.object = order::ordering_fields(&self.object);
     }
 }
 

@@ -142,7 +142,7 @@ impl<'a> Worker<'a> {
         {
             objects
                 .iter_mut()
-                .for_each(RenderedObject::make_yaml_document);
+                .for_each(RenderedObject::keep_document_only);
         }
         self.current = Some(open);
         Ok(outcome)
