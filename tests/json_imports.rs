@@ -1,5 +1,5 @@
-//! `import "….json"` is evaluated as `std.parseJson(importstr …)` where that gives the same
-//! value (src/engine/json_import.rs). Property: for random JSON-like text, importing it as
+//! `import "….json"` is read as `std.parseJson(importstr …)` would read it where that gives
+//! the same value (src/engine/json_import.rs). Property: for random JSON-like text, importing it as
 //! `x.json` (rewritten when it reads as data) and as `x.libsonnet` (always parsed as
 //! Jsonnet) gives the same value, or both fail. Texts come from random JSON printed with
 //! random escapes, number forms and spacing, and some get one change that Jsonnet reads
@@ -189,6 +189,30 @@ fn importstr_of_an_imported_json_file_reads_its_bytes() {
     std::fs::write(dir.path().join("dup.json"), "{\"a\": 1, \"a\": 2}").unwrap();
     let err = evaluate(dir.path(), "dup.jsonnet", "import 'dup.json'").unwrap_err();
     assert!(err.contains("dup.json"), "{err}");
+}
+
+/// An import of data becomes a call of kf's native function with the id its value was
+/// kept under when the import was checked; called with an id nothing is kept under (by
+/// hand, or once an engine has forgotten), it reads the text it is given as
+/// `std.parseJson` does, and only then.
+#[test]
+fn an_id_nothing_is_kept_under_reads_the_text_it_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let native = kf::engine::json_import::KEPT_JSON;
+    let out = evaluate(
+        dir.path(),
+        "a.jsonnet",
+        &format!("std.native('{native}')(123456789, '{{\"a\": [1, 2]}}')"),
+    )
+    .unwrap();
+    assert_eq!(out, serde_json::json!({ "a": [1, 2] }));
+    let err = evaluate(
+        dir.path(),
+        "b.jsonnet",
+        &format!("std.native('{native}')(0.5, 5)"),
+    )
+    .unwrap_err();
+    assert!(err.contains("string"), "{err}");
 }
 
 /// kf's `std.parseJson` makes Jsonnet values only where they are read, and renders

@@ -10,8 +10,9 @@
 //! (jrsonnet's lexer). The import and its path are overwritten in place, padded with
 //! blanks, so only the first line's columns move (by the length of the `local`).
 //!
-//! Whether a file is such data is found by parsing it (parse_json.rs); that parse is kept
-//! for the `std.parseJson` the local then evaluates, so the file is read as JSON once.
+//! Whether a file is such data is found by parsing it (parse_json.rs), and that parse is
+//! kept: the local takes it from there, and reads the file again (`importstr`) only if it
+//! is gone, so the file is read and parsed once.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -39,13 +40,18 @@ const ENDS_AN_EXPRESSION: &[SyntaxKind] = &[
     SyntaxKind::IF_KW,
 ];
 
-/// `source` with each `import "….json"` that `read` finds as data read through
-/// `std.parseJson`; `None` when nothing changes. `read` gets the path as written and
-/// returns the file's text if it resolves (else the import is left as it is, to fail or
-/// succeed as it would).
+/// The native function the locals call: `(id, text)` gives the value kept under `id`
+/// (parse_json.rs), or else `std.parseJson(text)`; `text`, an `importstr` of the file, is
+/// read only then.
+pub const KEPT_JSON: &str = "kf.keptJson";
+
+/// `source` with each `import "….json"` that `keep` finds to be data read as data;
+/// `None` when nothing changes. `keep` gets the path as written and, if it resolves to
+/// data, keeps its value and returns the id it is kept under (else the import is left as
+/// it is, to fail or succeed as it would).
 pub fn with_json_imports_as_data(
     source: &str,
-    read: impl Fn(&str) -> Option<String>,
+    keep: impl Fn(&str) -> Option<u64>,
 ) -> Option<String> {
     if !may_import_json(source) {
         return None;
@@ -63,8 +69,8 @@ pub fn with_json_imports_as_data(
     let mut fresh = (0..1000)
         .map(|n| format!("kfJ{n}"))
         .filter(|n| !names.contains(n.as_str()));
-    // Path token as written → its local's name.
-    let mut locals: BTreeMap<&str, String> = BTreeMap::new();
+    // Path token as written → its local's name and the id its value is kept under.
+    let mut locals: BTreeMap<&str, (String, u64)> = BTreeMap::new();
     // Byte ranges to blank out or overwrite, in order.
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     for (i, t) in tokens.iter().enumerate() {
@@ -89,15 +95,16 @@ pub fn with_json_imports_as_data(
             continue;
         };
         let name = match locals.get(path.text) {
-            Some(name) => name.clone(),
+            Some((name, _)) => name.clone(),
             None => {
-                if !wanted.ends_with(".json")
-                    || !read(&wanted).is_some_and(super::parse_json::keep_if_data)
-                {
+                if !wanted.ends_with(".json") {
                     continue;
                 }
+                let Some(id) = keep(&wanted) else {
+                    continue;
+                };
                 let Some(name) = fresh.next() else { break };
-                locals.insert(path.text, name.clone());
+                locals.insert(path.text, (name.clone(), id));
                 name
             }
         };
@@ -110,7 +117,9 @@ pub fn with_json_imports_as_data(
     }
     let binds: Vec<String> = locals
         .iter()
-        .map(|(path, name)| format!("{name} = std.parseJson(importstr {path})"))
+        .map(|(path, (name, id))| {
+            format!("{name} = std.native('{KEPT_JSON}')({id}, importstr {path})")
+        })
         .collect();
     let mut out = format!("local {}; ", binds.join(", "));
     let mut copied = 0;
@@ -193,13 +202,15 @@ mod tests {
         }
     }
 
-    fn read(path: &str) -> Option<String> {
-        match path {
-            "a.json" => Some(r#"{"k": 1}"#.to_string()),
-            "b.json" => Some("[2]".to_string()),
-            "dup.json" => Some(r#"{"k": 1, "k": 2}"#.to_string()),
-            _ => None,
-        }
+    /// What the resolver does, with ids of the test's own.
+    fn read(path: &str) -> Option<u64> {
+        let (id, text) = match path {
+            "a.json" => (7, r#"{"k": 1}"#),
+            "b.json" => (8, "[2]"),
+            "dup.json" => (9, r#"{"k": 1, "k": 2}"#),
+            _ => return None,
+        };
+        reads_as_data(text).then_some(id)
     }
 
     #[test]
@@ -208,7 +219,7 @@ mod tests {
         let out = with_json_imports_as_data(source, read).expect("a.json is data");
         assert_eq!(
             out,
-            "local kfJ0 = std.parseJson(importstr \"a.json\"), kfJ1 = std.parseJson(importstr 'b.json'); // a.json\n{ a: kfJ0           , b: import 'dup.json', c: importstr 'a.json',\n  d: import 'gone.json', e: (kfJ0  \n         ).k, f: [kfJ1           ] }\n"
+            "local kfJ0 = std.native('kf.keptJson')(7, importstr \"a.json\"), kfJ1 = std.native('kf.keptJson')(8, importstr 'b.json'); // a.json\n{ a: kfJ0           , b: import 'dup.json', c: importstr 'a.json',\n  d: import 'gone.json', e: (kfJ0  \n         ).k, f: [kfJ1           ] }\n"
         );
         // Lines keep their length but the first, and their number.
         let lengths = |t: &str| t.lines().skip(1).map(str::len).collect::<Vec<_>>();

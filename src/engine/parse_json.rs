@@ -17,6 +17,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use jrsonnet_evaluator::rustc_hash::FxHashMap;
 use jrsonnet_evaluator::val::MemoizedClosureThunk;
@@ -56,28 +57,35 @@ thread_local! {
 }
 
 thread_local! {
-    /// Texts json_import.rs found to be data, with their parse: the `std.parseJson` of the
-    /// same text that it writes in place of the import takes it from here (once; a file
-    /// changed between the two reads is a different text, parsed again).
-    static KEPT: RefCell<Vec<(String, Parsed)>> = RefCell::default();
+    /// Values json_import.rs found to be data, parsed when it checked them, by the id the
+    /// local it wrote in place of the import asks for (see [`kept`]).
+    static KEPT: RefCell<FxHashMap<u64, Parsed>> = RefCell::default();
 }
+
+/// The next id [`keep_if_data`] gives: ids are never reused in a process, so a local of
+/// one engine never gets what another kept.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// A document and the length of its longest array.
 struct Parsed(Json, usize);
 
 /// `std.parseJson(text)`.
 pub fn parse(text: &str) -> Option<Val> {
-    let kept = KEPT.with_borrow_mut(|kept| {
-        let at = kept.iter().position(|(t, _)| t.as_str() == text)?;
-        Some(kept.swap_remove(at).1)
-    });
-    let Parsed(json, longest) = match kept {
-        Some(parsed) => parsed,
-        None => read(text)?,
-    };
-    // Rendering refuses arrays past the limit, naming where they are: such a document is
-    // left to jrsonnet's values, whose walk does that.
-    (longest <= MAX_ARRAY_ITEMS).then(|| to_val(&json))
+    read(text)?.to_val()
+}
+
+/// The value kept under `id` by [`keep_if_data`] on this thread, if it still is (an
+/// engine's end forgets them; the local then reads its file again).
+pub fn kept(id: u64) -> Option<Val> {
+    KEPT.with_borrow(|kept| kept.get(&id).and_then(Parsed::to_val))
+}
+
+impl Parsed {
+    fn to_val(&self) -> Option<Val> {
+        // Rendering refuses arrays past the limit, naming where they are: such a
+        // document is left to jrsonnet's values, whose walk does that.
+        (self.1 <= MAX_ARRAY_ITEMS).then(|| to_val(&self.0))
+    }
 }
 
 fn read(text: &str) -> Option<Parsed> {
@@ -106,19 +114,12 @@ pub fn reads_as_data(text: &str) -> bool {
     as_data(text).is_some()
 }
 
-/// [`as_data`], keeping the parse for [`parse`] of the same text.
-pub fn keep_if_data(text: String) -> bool {
-    let Some(parsed) = as_data(&text) else {
-        return false;
-    };
-    KEPT.with_borrow_mut(|kept| kept.push((text, parsed)));
-    true
-}
-
-/// Whether `bytes` is a text [`keep_if_data`] kept: JSON that serde_json read, which it
-/// refuses past 128 levels of nesting.
-pub fn is_kept(bytes: &[u8]) -> bool {
-    KEPT.with_borrow(|kept| kept.iter().any(|(t, _)| t.as_bytes() == bytes))
+/// [`as_data`]: if `text` is data, keep its value on this thread and return its id.
+pub fn keep_if_data(text: &str) -> Option<u64> {
+    let parsed = as_data(text)?;
+    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    KEPT.with_borrow_mut(|kept| kept.insert(id, parsed));
+    Some(id)
 }
 
 /// Whether an object in `json` has a key twice. `keys` is one stack for the keys of every
@@ -161,7 +162,7 @@ pub fn object_json(obj: &ObjValue) -> Option<Value> {
 /// objects only walks them instead), and the parses kept for an engine's imports.
 pub fn forget() {
     MADE.with_borrow_mut(FxHashMap::clear);
-    KEPT.with_borrow_mut(Vec::clear);
+    KEPT.with_borrow_mut(FxHashMap::clear);
 }
 
 fn to_val(json: &Json) -> Val {
@@ -314,30 +315,30 @@ mod tests {
         assert!(parse(&format!("{{\"a\": [{items}]}}")).is_some());
     }
 
-    /// json_import.rs's check keeps its parse for the one `std.parseJson` of the same text
-    /// it writes; a text that is not data is not kept.
+    /// json_import.rs's check keeps the value of a text that is data under an id of its
+    /// own, for the local it writes; a text that is not data is not kept.
     #[test]
-    fn a_kept_parse_serves_the_parse_json_of_the_same_text() {
+    fn a_kept_value_is_found_by_its_id() {
         let text = r#"{"a": [1, {"b": null}], "c": "d"}"#;
-        assert!(keep_if_data(text.to_string()));
-        assert!(is_kept(text.as_bytes()));
-        assert!(!is_kept(br#"{"a": [1, {"b": null}], "c": "e"}"#));
-        let Some(Val::Obj(obj)) = parse(text) else {
+        let id = keep_if_data(text).expect("data");
+        let other = keep_if_data("[1]").expect("data");
+        assert_ne!(id, other);
+        let Some(Val::Obj(obj)) = kept(id) else {
             panic!("an object")
         };
         assert_eq!(
             object_json(&obj),
             Some(serde_json::json!({"a": [1, {"b": null}], "c": "d"}))
         );
-        assert!(!is_kept(text.as_bytes()), "used once");
+        assert!(kept(id).is_some(), "kept for every use");
         for not_data in [
             r#"{"k": 1, "k": 2}"#,
             r#"[{"x": {"k": 1, "k": 1}}]"#,
             "{a: 1}",
         ] {
-            assert!(!keep_if_data(not_data.to_string()), "{not_data}");
-            assert!(!is_kept(not_data.as_bytes()), "{not_data}");
+            assert_eq!(keep_if_data(not_data), None, "{not_data}");
         }
         forget();
+        assert!(kept(id).is_none(), "an engine's end forgets them");
     }
 }

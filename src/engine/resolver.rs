@@ -168,12 +168,8 @@ impl ImportResolver for KfImportResolver {
             bail!(ImportIsADirectory(resolved.clone()))
         };
         let bytes = read_as_written(&self.overlay, &self.sandbox, resolved)?;
-        // Parsing recurses per nesting level: refuse what would overflow the stack. A file
-        // json_import.rs found to be JSON data was read by serde_json, which refuses more
-        // than 128 levels.
-        if !super::parse_json::is_kept(&bytes)
-            && let Err(message) = super::limits::check_nesting(&bytes)
-        {
+        // Parsing recurses per nesting level: refuse what would overflow the stack.
+        if let Err(message) = super::limits::check_nesting(&bytes) {
             let shown = path
                 .strip_prefix(&self.display_root)
                 .unwrap_or(path)
@@ -199,7 +195,7 @@ impl ImportResolver for KfImportResolver {
         }
         let source = rewritten.as_deref().unwrap_or(text);
         if let Some(new) = super::json_import::with_json_imports_as_data(source, |wanted| {
-            self.text_of(resolved, wanted)
+            super::parse_json::keep_if_data(&self.text_of(resolved, wanted)?)
         }) {
             rewritten = Some(new);
         }

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use std::ops::ControlFlow;
 
-use jrsonnet_evaluator::function::{NativeFn, builtin};
+use jrsonnet_evaluator::function::{FuncVal, NativeFn, builtin};
 use jrsonnet_evaluator::typed::{Either2, FromUntyped};
 use jrsonnet_evaluator::val::ArrValue;
 use jrsonnet_evaluator::{
@@ -107,9 +107,29 @@ fn kf_set_union(a: ArrValue, b: ArrValue, keyF: Option<Val>) -> Result<ArrValue>
 /// reader refuses gets jrsonnet's own error.
 #[builtin]
 fn kf_parse_json(str: IStr) -> Result<Val> {
+    kf_parse_json_of(str)
+}
+
+fn kf_parse_json_of(str: IStr) -> Result<Val> {
     match super::parse_json::parse(&str) {
         Some(val) => Ok(val),
         None => jrsonnet_stdlib::builtin_parse_json(str),
+    }
+}
+
+/// `std.native('kf.keptJson')(id, text)`, which json_import.rs writes in place of an
+/// import of JSON data: the value kept under `id` when the import was checked, or else
+/// `std.parseJson(text)`, `text` (an `importstr` of the file) read only then.
+#[builtin]
+fn kf_kept_json(id: f64, text: Thunk<Val>) -> Result<Val> {
+    // Ids are small whole numbers json_import.rs wrote; anything else is no id kept.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let kept = (id.fract() == 0.0 && id >= 1.0)
+        .then(|| super::parse_json::kept(id as u64))
+        .flatten();
+    match kept {
+        Some(val) => Ok(val),
+        None => kf_parse_json_of(IStr::from_untyped(text.evaluate()?)?),
     }
 }
 
@@ -125,7 +145,10 @@ impl BoundedStdlib {
     pub fn new(resolver: PathResolver) -> Self {
         let settings = Cc::new(RefCell::new(Settings {
             ext_vars: HashMap::new(),
-            ext_natives: HashMap::new(),
+            ext_natives: HashMap::from([(
+                IStr::from(super::json_import::KEPT_JSON),
+                FuncVal::builtin(kf_kept_json {}),
+            )]),
             trace_printer: Rc::new(StdTracePrinter::new(resolver.clone())),
             path_resolver: resolver,
         }));
