@@ -2,7 +2,7 @@
 //! document as Jsonnet values (an interned string per key and string, an object with its
 //! field table per object), and rendering then walks them back to JSON. Registry packages
 //! import large JSON files (Kubeflow v0.5's seldon package puts a 277 kB pod template
-//! schema into its CRD twice; json_import.rs reads such imports through `std.parseJson`),
+//! schema into its CRD twice; json_import.rs reads such imports as `std.parseJson` does),
 //! and most of a document is only ever written out again.
 //!
 //! So the text is read into a plain tree ([`Json`]) once; a Jsonnet object or array is
