@@ -119,10 +119,17 @@ impl RenderedObject {
     }
 }
 
-/// Two renders are equal when their objects are: the document only repeats the object.
+/// Two renders are equal when their objects are: a document only repeats its object. An
+/// object whose document the render made keeps only what orders it, so where both have a
+/// document the documents are compared too.
 impl PartialEq for RenderedObject {
     fn eq(&self, other: &RenderedObject) -> bool {
-        self.component == other.component && self.object == other.object
+        self.component == other.component
+            && self.object == other.object
+            && match (&self.document, &other.document) {
+                (Some(mine), Some(theirs)) => mine == theirs,
+                _ => true,
+            }
     }
 }
 

@@ -121,4 +121,17 @@ mod tests {
         };
         assert_eq!(order(whole), order(slim));
     }
+
+    /// Objects that keep only their ordering fields still compare by their documents.
+    #[test]
+    fn objects_kept_as_documents_compare_by_them() {
+        let object = |replicas: u32| {
+            let o = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a"}, "spec": {"replicas": replicas}});
+            let mut r = RenderedObject::new("c".into(), o.as_object().unwrap().clone());
+            r.keep_document_only();
+            r
+        };
+        assert_eq!(object(1), object(1));
+        assert_ne!(object(1), object(2));
+    }
 }
