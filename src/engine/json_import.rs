@@ -20,11 +20,7 @@ use jrsonnet_lexer::{Lexeme, SyntaxKind};
 
 use super::lexer;
 
-/// Whether `std.parseJson(text)` gives the value that evaluating `text` as Jsonnet gives
-/// (parse_json.rs says when).
-pub fn reads_as_data(text: &str) -> bool {
-    super::parse_json::reads_as_data(text)
-}
+pub use super::parse_json::reads_as_data;
 
 /// Tokens after which an expression cannot go on: `import "x.json"` before anything else
 /// (`+ {…}`, `.field`, `{…}`, `in o`) is a computed import, which Jsonnet refuses.

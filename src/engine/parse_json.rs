@@ -110,6 +110,8 @@ fn as_data(text: &str) -> Option<Parsed> {
     (!has_a_key_twice(&parsed.0, &mut Vec::new())).then_some(parsed)
 }
 
+/// Whether `std.parseJson(text)` gives the value that evaluating `text` as Jsonnet gives
+/// (`as_data` says when).
 pub fn reads_as_data(text: &str) -> bool {
     as_data(text).is_some()
 }

@@ -82,18 +82,15 @@ fn a_sandbox_reads_through_inner_symlinks_and_never_out() {
     fifo(&app.join("fifo"));
     let sandbox = Sandbox::new([&app]);
     assert_eq!(sandbox.read(&app.join("inner")).unwrap(), b"a");
-    assert!(matches!(
-        sandbox.read(&app.join("out")),
-        Err(ReadError::Outside { .. })
-    ));
-    assert!(matches!(
-        sandbox.read(&app.join("components/../../outside")),
-        Err(ReadError::Outside { .. })
-    ));
-    assert!(matches!(
-        sandbox.read(&app.join("zero")),
-        Err(ReadError::Outside { .. })
-    ));
+    for outside in ["out", "components/../../outside", "zero"] {
+        assert!(
+            matches!(
+                sandbox.read(&app.join(outside)),
+                Err(ReadError::Outside { .. })
+            ),
+            "{outside}"
+        );
+    }
     assert!(matches!(
         sandbox.read(&app.join("fifo")),
         Err(ReadError::NotRegular { .. })
