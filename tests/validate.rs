@@ -214,3 +214,31 @@ fn validate_reports_everything_a_move_to_todays_api_breaks() {
     let show = fails(&app.root, &["show", "legacy"]);
     assert!(show.contains("component 'old'"), "{show}");
 }
+
+/// Kueue's own objects (ClusterQueue, LocalQueue, ResourceFlavor, …) are checked against
+/// the Kueue v0.19 CRDs kf carries in schemas/crds, in both served versions.
+#[test]
+fn validate_checks_kueue_objects_against_kueues_crds() {
+    let app = new_app();
+    write(
+        app.root.join("components/queues.yaml"),
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata:\n  name: default-flavor\n---\n\
+         apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata:\n  name: cluster-queue\nspec:\n  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n    - name: default-flavor\n      resources:\n      - name: cpu\n        nominalQuota: 9\n---\n\
+         apiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata:\n  name: team-a\nspec:\n  clusterQueue: cluster-queue\n",
+    );
+    let out = ok(&app.root, &["validate", "prod"]);
+    assert!(
+        out.contains("are valid") && !out.contains("not checked"),
+        "{out}"
+    );
+
+    write(
+        app.root.join("components/queues.yaml"),
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata:\n  name: team-a\nspec:\n  clusterQeue: cluster-queue\n",
+    );
+    let err = fails(&app.root, &["validate", "prod"]);
+    assert!(
+        err.contains("LocalQueue/team-a (component queues)") && err.contains("clusterQeue"),
+        "{err}"
+    );
+}

@@ -27,7 +27,7 @@ pub struct Validator {
 impl Validator {
     /// A validator that knows the CRDs kf carries: those of the built-in registry's
     /// packages (training-operator, mpi-operator, Trainer, JobSet, argo, KServe, Seldon,
-    /// Emissary, …) and the schema-only copies in `schemas/crds/` (Istio, Flux).
+    /// Emissary, …) and the schema-only copies in `schemas/crds/` (Istio, Flux, Kueue).
     pub fn with_builtin_crds() -> Validator {
         let unread = crate::embedded::FILES
             .iter()
