@@ -688,7 +688,8 @@ fn status_reports_readiness_and_wait_times_out_or_succeeds() {
         run.stdout
     );
     assert!(
-        run.stderr.contains("3 of 3 objects are Failed or Missing"),
+        run.stderr
+            .contains("3 of 3 objects are Failed, Missing or Terminating"),
         "{}",
         run.stderr
     );
@@ -957,7 +958,14 @@ fn prune_never_deletes_what_kf_did_not_apply_under_any_fault_mode() {
                 options["preconditions"]["uid"].is_string(),
                 "{mode}: no UID precondition: {options}"
             );
-            assert_eq!(options["propagationPolicy"], "Foreground", "{mode}");
+            // --cascade=auto: a workload in the foreground (its pods first), the rest
+            // in the background, as kubectl deletes.
+            let policy = if path.contains("/deployments/") {
+                "Foreground"
+            } else {
+                "Background"
+            };
+            assert_eq!(options["propagationPolicy"], policy, "{mode}: {path}");
         }
         if mode != "a 200 that is not JSON on a list" {
             assert_eq!(run.status, 0, "{mode}: {}\n{}", run.stdout, run.stderr);
@@ -1207,8 +1215,10 @@ fn a_503_loop_and_a_huge_retry_after_end_within_the_timeout_with_a_message() {
     assert_eq!(run.status, 1);
     assert!(took < Duration::from_secs(8), "took {took:?}");
     assert!(
-        run.stderr.contains("the server asked to wait 1000s")
-            && run.stderr.contains("--timeout of 5s is spent"),
+        run.stderr
+            .contains("gave up: the server asked to wait 1000s, longer than the")
+            && run.stderr.contains("left of the command's --timeout of 5s")
+            && !run.stderr.contains("is spent"),
         "{}",
         run.stderr
     );
@@ -1867,6 +1877,79 @@ fn a_server_that_is_down_is_named_with_the_cause() {
     let wanted = format!("connection refused to {server}");
     assert!(run.stderr.contains(&wanted), "{wanted}\n{}", run.stderr);
     assert!(!run.stderr.contains("ServiceError"), "{}", run.stderr);
+    // The cause is certain: one line, no retries, the cause said once.
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert_eq!(
+        run.stderr.matches("connection refused").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("no API server for environment 'default' (context 'c')"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A kubeconfig that is not there is named once (kube's own message quotes it twice), and
+/// a kubeconfig with no contexts says so rather than listing nothing.
+#[test]
+fn a_missing_kubeconfig_or_one_without_contexts_is_said_plainly() {
+    let s = setup();
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("config");
+    let run = kf_in(
+        &s.app.root,
+        &[
+            "status",
+            "default",
+            "--kubeconfig",
+            missing.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.status, 1);
+    let wanted = format!(
+        "cannot read kubeconfig {}: does not exist",
+        missing.display()
+    );
+    assert!(run.stderr.contains(&wanted), "{}", run.stderr);
+    assert!(!run.stderr.contains("'\""), "{}", run.stderr);
+    let home = tempfile::tempdir().unwrap();
+    let run = kf_with_env(
+        &s.app.root,
+        &["status", "default"],
+        &[("HOME", home.path().to_str().unwrap())],
+        &["KUBECONFIG", "KUBERNETES_SERVICE_HOST"],
+    );
+    assert_eq!(run.status, 1);
+    let wanted = format!(
+        "{} does not exist",
+        home.path().join(".kube/config").display()
+    );
+    assert!(run.stderr.contains(&wanted), "{}", run.stderr);
+    std::fs::write(
+        &missing,
+        "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\n",
+    )
+    .unwrap();
+    let run = kf_in(
+        &s.app.root,
+        &[
+            "status",
+            "default",
+            "--kubeconfig",
+            missing.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.status, 1);
+    assert!(
+        run.stderr.contains("the kubeconfig has no contexts"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("contexts: ."), "{}", run.stderr);
 }
 
 #[test]
@@ -2168,4 +2251,206 @@ fn env_set_api_spec_server_makes_the_library_from_the_servers_own_spec() {
         "{err}"
     );
     assert!(!dir.path().join("x").exists());
+}
+
+/// An object the server holds with a deletionTimestamp (a finalizer or the garbage
+/// collector has yet to finish) is not live: status says Terminating, diff shows it as
+/// made anew, and apply waits for it to go and, when it does not within --timeout, fails
+/// naming it instead of calling it unchanged. (tests/envtest.rs runs the whole sequence,
+/// finalizers included, on a real server; this server only holds the timestamp.)
+#[test]
+fn an_object_being_deleted_is_never_unchanged_or_ready() {
+    let s = setup();
+    let Some(fake) = s.cluster.fake() else { return };
+    assert_eq!(s.apply(&[]).status, 0);
+    let mut live = s
+        .cluster
+        .get("", "configmaps", &s.ns, "settings")
+        .expect("applied");
+    live["metadata"]["deletionTimestamp"] = serde_json::json!("2026-12-06T10:00:00Z");
+    live["metadata"]["finalizers"] = serde_json::json!(["example.com/hold"]);
+    fake.put("", "configmaps", &s.ns, live, "someone-else");
+    let held = s.cluster.get("", "configmaps", &s.ns, "settings").unwrap();
+    if held["metadata"]["deletionTimestamp"].is_null() {
+        panic!("the test server did not keep the timestamp: {held}");
+    }
+    let status = s.kf("status", &[]);
+    assert_eq!(status.status, 1, "{}", status.stdout);
+    assert!(
+        status
+            .stdout
+            .lines()
+            .any(|l| l.contains("configmap/settings")
+                && l.contains("Terminating")
+                && l.contains("example.com/hold")),
+        "{}",
+        status.stdout
+    );
+    let diff = s.kf("diff", &[]);
+    assert_eq!(diff.status, 1, "{}\n{}", diff.stdout, diff.stderr);
+    assert!(diff.stdout.contains("(being deleted)"), "{}", diff.stdout);
+    let apply = s.apply(&["--timeout", "2s"]);
+    assert_ne!(apply.status, 0, "{}", apply.stdout);
+    let all = format!("{}{}", apply.stdout, apply.stderr);
+    assert!(
+        all.contains("configmap/settings")
+            && all.contains("being deleted since 2026-12-06T10:00:00Z")
+            && all.contains("remove the finalizers"),
+        "{all}"
+    );
+    assert!(!all.contains("configmap/settings unchanged"), "{all}");
+}
+
+// ---- A throttling server is obeyed as a whole; counts that add up ----
+
+/// A component of `n` ConfigMaps (`cm-1`…), for tests that need many objects of a kind.
+fn many_config_maps(s: &Setup, n: usize) {
+    write(
+        s.app.root.join("components/many.jsonnet"),
+        &format!(
+            "std.map(function(i) {{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {{ name: 'cm-%d' % i }}, data: {{ i: '%d' % i }} }}, std.range(1, {n}))\n"
+        ),
+    );
+}
+
+/// Under 429 (Retry-After 1) on every ConfigMap PATCH, kf backs off as one client: the
+/// wait is every request's and fewer go at once, so about one PATCH a second goes after
+/// the first wave. Before, each of 8 requests in flight retried on its own (8 a second).
+#[test]
+fn a_throttling_server_is_obeyed_by_the_client_as_a_whole() {
+    let s = setup();
+    let Some(fake) = s.cluster.fake() else { return };
+    many_config_maps(&s, 40);
+    fake.inject(Fault {
+        method: Some(hyper::Method::PATCH),
+        path: "/configmaps/".into(),
+        status: Some(429),
+        retry_after: Some(1),
+        times: usize::MAX,
+        ..Fault::default()
+    });
+    fake.clear_requests();
+    let run = s.apply(&["--timeout", "6s"]);
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    let patches = fake
+        .requests()
+        .iter()
+        .filter(|(m, p)| m == "PATCH" && p.contains("/configmaps/"))
+        .count();
+    let t0 = fake.timed_requests().first().map(|r| r.2).unwrap();
+    let times: Vec<String> = fake
+        .timed_requests()
+        .iter()
+        .filter(|(m, p, _)| m == "PATCH" && p.contains("/configmaps/"))
+        .map(|(_, _, t)| format!("{:.2}", (*t - t0).as_secs_f64()))
+        .collect();
+    // At most a first wave (--concurrency 8), then about one a second for the rest of
+    // 6 s; before, 8 a second: about 50.
+    assert!(
+        (3..=20).contains(&patches),
+        "{patches} PATCHes in 6 s, at {times:?}\n{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("the server is overloaded (429): kf now sends at most"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// `kf status` reads the objects of a kind in a namespace with one LIST (kf's labels),
+/// not one GET each: `--wait` polls a request per kind a round.
+#[test]
+fn status_reads_a_kinds_objects_with_one_list() {
+    let s = setup();
+    let Some(fake) = s.cluster.fake() else { return };
+    many_config_maps(&s, 30);
+    assert_eq!(s.apply(&[]).status, 0);
+    fake.clear_requests();
+    let run = s.kf("status", &[]);
+    assert_eq!(run.status, 0, "{}\n{}", run.stdout, run.stderr);
+    let gets: Vec<String> = fake
+        .requests()
+        .into_iter()
+        .filter(|(m, p)| m == "GET" && p.contains("/configmaps"))
+        .map(|(_, p)| p)
+        .collect();
+    assert_eq!(gets.len(), 1, "{gets:?}");
+    assert!(gets[0].contains("configmaps?labelSelector="), "{gets:?}");
+    assert!(run.stdout.matches("Ready").count() >= 31, "{}", run.stdout);
+}
+
+/// A prune LIST answered 404 (a kind gone since discovery) is said, as a 403 is (before,
+/// it was skipped silently); `kf diff --prune` that could not list fails (exit 2) instead
+/// of passing with a warning.
+#[test]
+fn a_prune_list_that_fails_is_said_and_diff_prune_fails() {
+    let s = setup();
+    let Some(fake) = s.cluster.fake() else { return };
+    assert_eq!(s.apply(&[]).status, 0);
+    ok(&s.app.root, &["component", "rm", "web"]);
+    fake.inject(Fault {
+        method: Some(hyper::Method::GET),
+        path: "/api/v1/configmaps".into(),
+        status: Some(404),
+        times: usize::MAX,
+        ..Fault::default()
+    });
+    let run = s.apply(&["--prune"]);
+    assert!(
+        run.stderr.contains("prune could not check configmap") && run.stderr.contains("404"),
+        "{}",
+        run.stderr
+    );
+    // As for a kind the user may not list: said, and the other kinds are pruned.
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(s.cluster.gone("apps", "deployments", &s.ns, "web"));
+
+    let run = s.kf("diff", &["--prune"]);
+    assert_eq!(run.status, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("the diff is incomplete"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// The summary counts every prune candidate: deleted, already gone, or failed; and a
+/// failed DELETE names its request once.
+#[test]
+fn the_summary_counts_failed_prunes_and_errors_name_the_request_once() {
+    let s = setup();
+    let Some(fake) = s.cluster.fake() else { return };
+    assert_eq!(s.apply(&[]).status, 0);
+    ok(&s.app.root, &["component", "rm", "web"]);
+    fake.inject(Fault {
+        method: Some(hyper::Method::DELETE),
+        path: "/services/web".into(),
+        status: Some(500),
+        times: usize::MAX,
+        ..Fault::default()
+    });
+    fake.inject(Fault {
+        method: Some(hyper::Method::DELETE),
+        path: "/deployments/web".into(),
+        drop: true,
+        times: usize::MAX,
+        ..Fault::default()
+    });
+    let run = s.apply(&["--prune", "--timeout", "20s"]);
+    assert_eq!(run.status, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("1 unchanged, 2 failed to prune")
+            || run.stderr.contains("1 unchanged, 2 failed to prune"),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert!(all.contains("DELETE /api/v1/namespaces/"), "{all}");
+    assert!(all.contains("DELETE /apis/apps/v1/namespaces/"), "{all}");
+    for line in all.lines().filter(|l| l.contains("DELETE ")) {
+        assert_eq!(line.matches("DELETE ").count(), 1, "{line}");
+    }
 }

@@ -42,6 +42,10 @@ pub struct ApplyArgs {
     /// objects a controller owns or marked kf.dev/prune=never.
     #[arg(long)]
     prune: bool,
+    /// With --prune, what becomes of what pruned objects own, as `kf delete --cascade`.
+    #[arg(long, value_name = "MODE", default_value = "auto",
+          value_parser = ["auto", "background", "foreground", "orphan"])]
+    cascade: String,
     /// After applying, wait until every object is Ready (rolled out, bound, …) and every
     /// pruned object is gone. Jobs only need to exist: see --wait-for-jobs.
     #[arg(long)]
@@ -77,6 +81,7 @@ pub fn run(ctx: &Context_, a: ApplyArgs) -> Result<()> {
         wait: a.wait,
         wait_for_jobs: a.wait_for_jobs,
         concurrency: a.concurrency,
+        cascade: super::cluster_args::cascade_mode(&a.cascade),
         create_namespace: a.create_namespace,
         validate: match a.validate.as_str() {
             "warn" => FieldValidation::Warn,

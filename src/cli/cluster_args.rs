@@ -109,6 +109,17 @@ pub fn dry_run_mode(value: &str) -> DryRun {
     }
 }
 
+/// `--cascade`'s value (clap allows only these).
+pub fn cascade_mode(value: &str) -> kf::cluster::prune::Cascade {
+    use kf::cluster::prune::Cascade;
+    match value {
+        "background" => Cascade::Background,
+        "foreground" => Cascade::Foreground,
+        "orphan" => Cascade::Orphan,
+        _ => Cascade::Auto,
+    }
+}
+
 pub fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -15,11 +15,11 @@ use super::stdout;
 /// labels for both and an apply by kf's field manager (`kf-<app>-<env>`, or --field-manager)
 /// in their managedFields; anything else with the same name is left alone and reported.
 /// Each deletion is conditional on the UID kf read (an object recreated meanwhile is
-/// left), uses foreground propagation, and goes in reverse apply order (custom resources
+/// left), propagates as --cascade says, and goes in reverse apply order (custom resources
 /// before CRDs, workloads before namespaces). An object already gone is fine.
 #[derive(Args)]
 #[command(
-    after_help = "Examples:\n  kf delete --env dev\n  kf delete prod -c mnist-train --dry-run=server\n  kf delete --env dev --wait"
+    after_help = "Examples:\n  kf delete --env dev\n  kf delete prod -c mnist-train --dry-run=server\n  kf delete --env dev --wait\n  kf delete --env dev --cascade=orphan"
 )]
 pub struct DeleteArgs {
     #[command(flatten)]
@@ -34,6 +34,13 @@ pub struct DeleteArgs {
     /// Objects deleted at once within a tier.
     #[arg(long, value_name = "N", default_value_t = 8)]
     concurrency: usize,
+    /// What becomes of what the objects own (their pods, …), as kubectl names it: auto
+    /// deletes workloads in the foreground (their pods go first) and the rest in the
+    /// background (at once; the garbage collector removes dependents after);
+    /// background, foreground or orphan (dependents are left) for every object.
+    #[arg(long, value_name = "MODE", default_value = "auto",
+          value_parser = ["auto", "background", "foreground", "orphan"])]
+    cascade: String,
     /// Wait (up to --timeout) until the deleted objects are gone.
     #[arg(long)]
     wait: bool,
@@ -48,6 +55,7 @@ pub fn run(ctx: &Context_, a: DeleteArgs) -> Result<()> {
     let options = DeleteOptions {
         dry_run: dry_run_mode(&a.dry_run),
         concurrency: a.concurrency,
+        cascade: super::cluster_args::cascade_mode(&a.cascade),
         wait: a.wait,
         connection: a.cluster.connection(ctx),
     };

@@ -96,6 +96,13 @@ pub fn run(ctx: &Context_, a: DiffArgs) -> Result<()> {
             }
             let names: Vec<String> = report.changes.iter().map(|c| c.name.clone()).collect();
             printer.document(&report, &names);
+            if let Some(why) = &report.incomplete {
+                // Exit 2 as for any error: a diff that could not look everywhere cannot say
+                // there is nothing to prune.
+                return Err(
+                    Exit::error(2, anyhow::anyhow!("{why}; the diff is incomplete")).into(),
+                );
+            }
             if report.changes.is_empty() {
                 Ok(())
             } else {

@@ -13,8 +13,8 @@ use super::{stdout, table};
 ///
 /// Deployments and StatefulSets are Ready when rolled out (no old replicas left), Jobs when
 /// complete, Kubeflow training jobs (TFJob, PyTorchJob, MPIJob, TrainJob…) when Succeeded,
-/// InferenceServices when Ready; other objects when they exist. Exits 1 when an object is
-/// Failed or Missing (with --wait: when any is not Ready within --timeout; a job that is
+/// InferenceServices when Ready; other objects when they exist; an object being deleted is
+/// Terminating. Exits 1 when an object is Failed, Missing or Terminating (with --wait: when any is not Ready within --timeout; a job that is
 /// still running only counts with --wait-for-jobs).
 #[derive(Args)]
 #[command(

@@ -22,6 +22,10 @@ use super::version::MinorVersion;
 /// The longest kf waits on a server's Retry-After.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 
+/// The words of the transport failures that say for certain no server is there.
+const REFUSED: &str = "connection refused to";
+const UNRESOLVED: &str = "cannot resolve the host of";
+
 /// How hard to retry, and how long one attempt may take.
 #[derive(Debug, Clone, Copy)]
 pub struct RetryPolicy {
@@ -173,6 +177,8 @@ pub struct Cluster {
     endpoint: Endpoint,
     /// The server's version, once read.
     version: Option<MinorVersion>,
+    /// Requests in flight, shared by every clone: fewer when the server is overloaded.
+    throttle: std::sync::Arc<super::throttle::Throttle>,
 }
 
 impl Cluster {
@@ -185,14 +191,30 @@ impl Cluster {
             quiet: false,
             endpoint: Endpoint::default(),
             version: None,
+            throttle: Default::default(),
         }
     }
 
-    /// The server's version (`/version`'s gitVersion), if it says.
-    pub async fn server_version(&self) -> Option<(MinorVersion, String)> {
-        let reply = self.get("/version").await.ok()?;
-        let git = reply.body["gitVersion"].as_str()?.to_string();
-        Some((MinorVersion::parse(&git)?, git))
+    /// The server's version (`/version`'s gitVersion), if it says. This is kf's first
+    /// request: when it shows for certain that no server is there (connection refused, a
+    /// host that does not resolve), that is the error, at once and without retries.
+    pub async fn server_version(&self) -> Result<Option<(MinorVersion, String)>, Failure> {
+        let reply = match self.bounded(&Method::GET, "/version", None, &[]).await {
+            Ok(reply) => Some(reply),
+            Err(Attempt {
+                failure: Failure::Transport(why),
+                ..
+            }) if why.contains(REFUSED)
+                || (why.contains(UNRESOLVED) && !why.to_lowercase().contains("temporary")) =>
+            {
+                return Err(Failure::Transport(why));
+            }
+            Err(_) => self.get("/version").await.ok(),
+        };
+        Ok(reply.and_then(|reply| {
+            let git = reply.body["gitVersion"].as_str()?.to_string();
+            Some((MinorVersion::parse(&git)?, git))
+        }))
     }
 
     /// Remember the server's version (see [`Cluster::server_version`]).
@@ -203,6 +225,11 @@ impl Cluster {
 
     pub fn version(&self) -> Option<MinorVersion> {
         self.version
+    }
+
+    /// Where requests go: the context, the server's URL and any proxy.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
     }
 
     /// Name this server (and proxy) when a request cannot reach it.
@@ -228,9 +255,9 @@ impl Cluster {
         let cause = root_cause(e);
         let lower = cause.to_lowercase();
         if lower.contains("connection refused") {
-            format!("connection refused to {target}{via}")
+            format!("{REFUSED} {target}{via}")
         } else if lower.contains("lookup address") || lower.contains("dns error") {
-            format!("cannot resolve the host of {target}{via} ({cause})")
+            format!("{UNRESOLVED} {target}{via} ({cause})")
         } else if lower.contains("certificate") || lower.contains("tls") {
             format!("TLS with {target}{via} failed: {cause}")
         } else {
@@ -244,6 +271,13 @@ impl Cluster {
         self.deadline = Some(started + timeout);
         self.budget = timeout;
         self
+    }
+
+    /// A line on stderr about the work (unless quiet).
+    pub fn say(&self, line: &str) {
+        if !self.quiet {
+            eprintln!("{line}");
+        }
     }
 
     /// Do not print retries on stderr (test helpers).
@@ -427,10 +461,33 @@ impl Cluster {
             if self.remaining().is_some_and(|l| l.is_zero()) {
                 return Err(Failure::Deadline(self.deadline_message(what)));
             }
-            let a = match attempt_once().await {
-                Ok(r) => return Ok(r),
+            // A place in the shared window for each attempt, after any pause the server
+            // asked of every request.
+            let slot = match self.remaining() {
+                Some(left) => tokio::time::timeout(left, self.throttle.slot())
+                    .await
+                    .map_err(|_| Failure::Deadline(self.deadline_message(what)))?,
+                None => self.throttle.slot().await,
+            };
+            let result = attempt_once().await;
+            drop(slot);
+            let a = match result {
+                Ok(r) => {
+                    self.throttle.went_well();
+                    return Ok(r);
+                }
                 Err(a) => a,
             };
+            if let Failure::Status(r) = &a.failure
+                && matches!(r.status.as_u16(), 429 | 503)
+                && let Some(window) = self.throttle.slow_down()
+                && !self.quiet
+            {
+                eprintln!(
+                    "the server is overloaded ({}): kf now sends at most {window} request(s) at once",
+                    r.status.as_u16()
+                );
+            }
             if !retryable(&a) {
                 return Err(a.failure);
             }
@@ -442,25 +499,37 @@ impl Cluster {
             let delay = a
                 .retry_after
                 .map_or(backoff, |after| after.min(MAX_RETRY_AFTER));
+            let overloaded =
+                matches!(&a.failure, Failure::Status(r) if matches!(r.status.as_u16(), 429 | 503));
+            // The wait the server asked for is every request's (one it would not have kf
+            // honour at all, beyond 30 s, fails this request only).
+            if overloaded && a.retry_after.is_none_or(|r| r <= MAX_RETRY_AFTER) {
+                self.throttle
+                    .pause(self.remaining().map_or(delay, |left| delay.min(left)));
+            }
             if let Some(left) = self.remaining()
                 && delay >= left
             {
-                let asked = a
-                    .retry_after
-                    .map(|s| format!(" (the server asked to wait {})", humantime(s)))
-                    .unwrap_or_default();
+                // Not spent yet: say what stopped it, and what was left.
+                let why = match a.retry_after {
+                    Some(asked) => format!("the server asked to wait {}", humantime(asked)),
+                    None => format!("the next retry would be in {}", humantime(delay)),
+                };
                 return Err(Failure::Deadline(format!(
-                    "{}{asked}; last error: {}",
-                    self.deadline_message(what),
+                    "{what}: gave up: {why}, longer than the {} left of the command's --timeout of {}; retry later or pass a longer --timeout; last error: {}",
+                    humantime(left),
+                    humantime(self.budget),
                     a.failure
                 )));
             }
             if !self.quiet {
+                // The failure may name the request already: say it once.
+                let why = a.failure.to_string();
+                let why = why.strip_prefix(&format!("{what}: ")).unwrap_or(&why);
                 eprintln!(
-                    "retrying {what} in {} (attempt {} of {attempts}): {}",
+                    "retrying {what} in {} (attempt {} of {attempts}): {why}",
                     humantime(delay),
                     attempt + 1,
-                    a.failure
                 );
             }
             tokio::time::sleep(delay).await;

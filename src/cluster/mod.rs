@@ -19,6 +19,7 @@ pub mod redact;
 pub mod resources;
 pub mod select;
 pub mod status;
+pub mod throttle;
 pub mod tier;
 pub mod version;
 
@@ -53,7 +54,7 @@ pub enum ClusterError {
     InCluster { why: String },
     #[error("in-cluster config: {why}")]
     InClusterClient { why: String },
-    #[error("cannot read kubeconfig {}: {why}", .path.display())]
+    #[error("cannot read kubeconfig {}: {why}; pass another with --kubeconfig", .path.display())]
     Kubeconfig {
         path: std::path::PathBuf,
         why: String,
@@ -72,12 +73,20 @@ pub enum ClusterError {
         context_server: String,
     },
     #[error(
-        "no kubeconfig context points at {server} (environment '{env}'); contexts: {known}. Add one, or fix the env with `kf env set {env} --server`"
+        "no kubeconfig context points at {server} (environment '{env}'); {known}. Add one, or fix the env with `kf env set {env} --server`"
     )]
     NoContext {
         env: String,
         server: String,
         known: String,
+    },
+    #[error(
+        "no API server for environment '{env}' (context '{context}'): {source}; start it, or point the env (`kf env set {env} --server`) or --context at one that runs"
+    )]
+    Unreachable {
+        env: String,
+        context: String,
+        source: Failure,
     },
     #[error("{source}; check the server is up and the credentials may list API groups")]
     Discovery { source: Failure },

@@ -104,17 +104,30 @@ pub struct Candidates {
     /// namespace, of those the render has: objects of these kinds kf applied and no longer
     /// renders would stay, so such a prune is not complete.
     pub unchecked: Vec<String>,
+    /// Kinds discovery listed whose LIST then answered 404 or 405: gone from the server
+    /// since (a CRD being removed), or not listable at all.
+    pub gone: Vec<String>,
 }
 
 impl Candidates {
     /// One warning naming the kinds prune could not check, if any.
     pub fn warning(&self, namespace: &str) -> Option<String> {
-        (!self.unchecked.is_empty()).then(|| {
+        let rbac = (!self.unchecked.is_empty()).then(|| {
             format!(
                 "prune could not check {}: you may list them neither cluster-wide nor in namespace {namespace} (RBAC), so objects of those kinds that kf applied and no longer renders are not pruned",
                 self.unchecked.join(", ")
             )
-        })
+        });
+        let gone = (!self.gone.is_empty()).then(|| {
+            format!(
+                "prune could not check {}: the server answered their list with 404 (gone since discovery, a CRD being removed?) or 405; objects of those kinds were not pruned",
+                self.gone.join(", ")
+            )
+        });
+        match (rbac, gone) {
+            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        }
     }
 }
 
@@ -180,6 +193,7 @@ pub async fn candidates(
                     StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED
                 ) =>
             {
+                out.gone.push(res.kind_name());
                 continue;
             }
             Err(e) => {
@@ -227,6 +241,8 @@ pub async fn candidates(
     out.found.sort_by_key(|f| std::cmp::Reverse(f.tier()));
     out.unchecked.sort();
     out.unchecked.dedup();
+    out.gone.sort();
+    out.gone.dedup();
     Ok(out)
 }
 
@@ -241,7 +257,34 @@ pub struct Deleted {
     pub result: Result<bool, String>,
 }
 
-async fn delete_one(cluster: &Cluster, f: Found, dry_run: DryRun) -> Deleted {
+/// How a delete treats what depends on the object (kubectl's `--cascade`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Cascade {
+    /// Foreground for workloads (their pods go before they do, so a wait for them means
+    /// their pods are gone too), background for everything else.
+    #[default]
+    Auto,
+    /// The object goes at once; the garbage collector removes its dependents after.
+    Background,
+    /// The object stays (Terminating) until its dependents are gone.
+    Foreground,
+    /// Dependents are left, their owner reference removed.
+    Orphan,
+}
+
+impl Cascade {
+    /// The DeleteOptions propagationPolicy for `f`.
+    fn policy(self, f: &Found) -> &'static str {
+        match self {
+            Cascade::Auto if f.tier() == 4 => "Foreground",
+            Cascade::Auto | Cascade::Background => "Background",
+            Cascade::Foreground => "Foreground",
+            Cascade::Orphan => "Orphan",
+        }
+    }
+}
+
+async fn delete_one(cluster: &Cluster, f: Found, dry_run: DryRun, cascade: Cascade) -> Deleted {
     let done = |result| Deleted {
         id: f.id(),
         name: format!("{}/{}", f.resource.kind_name(), f.name),
@@ -261,7 +304,7 @@ async fn delete_one(cluster: &Cluster, f: Found, dry_run: DryRun) -> Deleted {
     // then ignored and the delete is real: seen on a 1.20 server, which deleted the
     // Deployments a `--dry-run=server` prune named).
     let mut options = json!({"kind": "DeleteOptions", "apiVersion": "v1",
-        "propagationPolicy": "Foreground", "preconditions": { "uid": uid }});
+        "propagationPolicy": cascade.policy(&f), "preconditions": { "uid": uid }});
     if dry_run == DryRun::Server {
         options["dryRun"] = json!(["All"]);
     }
@@ -278,18 +321,21 @@ async fn delete_one(cluster: &Cluster, f: Found, dry_run: DryRun) -> Deleted {
         {
             Ok(false)
         }
-        Err(e) => Err(format!("DELETE {path}: {e}")),
+        // A server's answer says nothing of the request; kf's own failures name it already.
+        Err(e @ Failure::Status(_)) => Err(format!("DELETE {path}: {e}")),
+        Err(e) => Err(e.to_string()),
     };
     done(result)
 }
 
-/// Delete objects tier by tier, highest tier first (foreground propagation, UID
+/// Delete objects tier by tier, highest tier first (propagation as `cascade` says, UID
 /// preconditions); objects of one tier go in parallel. NotFound counts as done. `report`
 /// hears each result as its tier finishes.
 pub async fn delete(
     cluster: &Cluster,
     objects: Vec<Found>,
     dry_run: DryRun,
+    cascade: Cascade,
     concurrency: usize,
     report: &mut dyn FnMut(&Deleted),
 ) -> Vec<Deleted> {
@@ -301,7 +347,7 @@ pub async fn delete(
     let mut all = Vec::new();
     for objects in tiers.into_iter().rev() {
         let done: Vec<Deleted> = futures::stream::iter(objects)
-            .map(|f| delete_one(cluster, f, dry_run))
+            .map(|f| delete_one(cluster, f, dry_run, cascade))
             .buffered(concurrency.max(1))
             .collect()
             .await;
@@ -314,7 +360,7 @@ pub async fn delete(
 }
 
 /// Wait until none of `objects` is on the cluster (foreground deletion takes a while:
-/// the dependents go first). Returns the ones still there when the command's deadline
+/// the dependents go first; background, until the garbage collector is done). Returns the ones still there when the command's deadline
 /// (or `limit`) passes.
 pub async fn wait_gone(cluster: &Cluster, objects: &[Found], limit: Duration) -> Vec<String> {
     let start = std::time::Instant::now();

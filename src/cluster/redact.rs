@@ -36,12 +36,67 @@ const CREDENTIAL_KEYS: &[&str] = &[
 /// `Basic`, serde's `string "…"`, and long runs of hex or mixed-case base64 — cut to
 /// [`MAX_QUOTED`] characters.
 pub fn redact(text: &str) -> String {
+    let text = mask_held(text);
     let line = text
         .lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
         .unwrap_or("");
     shorten(&mask_credentials(line), MAX_QUOTED)
+}
+
+/// The credentials kf holds for this run (a kubeconfig's token, password, client key and
+/// auth-provider tokens), masked wherever foreign text quotes them, whatever they look
+/// like: the patterns of [`redact`] know only what a credential usually looks like.
+static HELD: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Shorter secrets are not masked: they would mask common words of every message (a
+/// password `default` would hide every namespace of that name).
+const MIN_HELD: usize = 8;
+
+/// Remember the credentials of `auth` (see [`HELD`]) for every later [`redact`].
+pub fn hold_credentials(auth: &kube::config::AuthInfo) {
+    let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(auth) else {
+        return;
+    };
+    let mut found: Vec<String> = ["password", "token", "client-key-data"]
+        .iter()
+        .filter_map(|k| fields.get(*k).and_then(|v| v.as_str()).map(str::to_string))
+        .collect();
+    // auth-provider's config: access-token, id-token, refresh-token, client-secret…
+    if let Some(serde_json::Value::Object(config)) =
+        fields.get("auth-provider").and_then(|p| p.get("config"))
+    {
+        found.extend(
+            config
+                .iter()
+                .filter(|(k, _)| {
+                    let k = k.to_ascii_lowercase();
+                    CREDENTIAL_KEYS.iter().any(|c| k.ends_with(c))
+                })
+                .filter_map(|(_, v)| v.as_str().map(str::to_string)),
+        );
+    }
+    let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    for secret in found.into_iter().map(|s| s.trim().to_string()) {
+        if secret.len() >= MIN_HELD && !held.contains(&secret) {
+            held.push(secret);
+        }
+    }
+    // The longest first, so that a secret holding another is masked whole.
+    held.sort_by_key(|s| std::cmp::Reverse(s.len()));
+}
+
+fn mask_held(text: &str) -> std::borrow::Cow<'_, str> {
+    let held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    if !held.iter().any(|s| text.contains(s.as_str())) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = text.to_string();
+    for secret in held.iter() {
+        out = out.replace(secret.as_str(), MASK);
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// An API server's `Status` message on one line: its lines belong together (the fields of

@@ -92,18 +92,22 @@ pub fn choose_context(
         [] => Err(ClusterError::NoContext {
             env: env.name.clone(),
             server: env.server.clone(),
-            known: kc
-                .contexts
-                .iter()
-                .map(|c| {
-                    format!(
-                        "{} ({})",
-                        c.name,
-                        context_server(kc, &c.name).unwrap_or_else(|| "no server".into())
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
+            known: if kc.contexts.is_empty() {
+                "the kubeconfig has no contexts".into()
+            } else {
+                let known: Vec<String> = kc
+                    .contexts
+                    .iter()
+                    .map(|c| {
+                        format!(
+                            "{} ({})",
+                            c.name,
+                            context_server(kc, &c.name).unwrap_or_else(|| "no server".into())
+                        )
+                    })
+                    .collect();
+                format!("its contexts: {}", known.join(", "))
+            },
         }),
         many => Err(ClusterError::SeveralContexts {
             server: env.server.clone(),
@@ -215,6 +219,7 @@ pub async fn connect(
     {
         tune(&mut config, request_timeout);
         trim_token_file(&mut config)?;
+        super::redact::hold_credentials(&config.auth_info);
         let endpoint = Endpoint::of(&config, "in-cluster");
         let client = kube::Client::try_from(config).map_err(|e| ClusterError::InClusterClient {
             why: kube_error(&e),
@@ -224,10 +229,10 @@ pub async fn connect(
     let kc = match &options.kubeconfig {
         Some(path) => Kubeconfig::read_from(path).map_err(|e| ClusterError::Kubeconfig {
             path: path.clone(),
-            why: redact(&e.to_string()),
+            why: kubeconfig_why(&e, false),
         })?,
         None => Kubeconfig::read().map_err(|e| ClusterError::NoKubeconfig {
-            why: redact(&e.to_string()),
+            why: kubeconfig_why(&e, true),
         })?,
     };
     let context = choose_context(&kc, env, options.context.as_deref())?;
@@ -246,12 +251,34 @@ pub async fn connect(
     })?;
     tune(&mut config, request_timeout);
     trim_token_file(&mut config)?;
+    super::redact::hold_credentials(&config.auth_info);
     let endpoint = Endpoint::of(&config, &context);
     let client = kube::Client::try_from(config).map_err(|e| ClusterError::Context {
         context: context.clone(),
         why: kube_error(&e),
     })?;
     Ok((client, endpoint))
+}
+
+/// Why a kubeconfig could not be read, in one line: the path once (kube's own message
+/// quotes it twice), and whether the file is missing. `name_path`: say which file (kf was
+/// not given one).
+fn kubeconfig_why(e: &kube::config::KubeconfigError, name_path: bool) -> String {
+    match e {
+        kube::config::KubeconfigError::ReadConfig(io, path) => {
+            let what = if io.kind() == std::io::ErrorKind::NotFound {
+                "does not exist".to_string()
+            } else {
+                io.to_string()
+            };
+            if name_path {
+                format!("{} {what}", path.display())
+            } else {
+                what
+            }
+        }
+        other => redact(&other.to_string()),
+    }
 }
 
 /// Where a client's requests go, for messages.

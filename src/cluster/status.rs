@@ -15,6 +15,8 @@ pub enum State {
     InProgress,
     Failed,
     Missing,
+    /// Being deleted (a deletionTimestamp): whatever its status says, it is going.
+    Terminating,
 }
 
 impl State {
@@ -24,6 +26,7 @@ impl State {
             State::InProgress => "InProgress",
             State::Failed => "Failed",
             State::Missing => "Missing",
+            State::Terminating => "Terminating",
         }
     }
 
@@ -75,8 +78,32 @@ pub fn is_job(kind: &str) -> bool {
     matches!(kind, "Job" | "TrainJob" | "Workflow") || TRAINING_JOBS.contains(&kind)
 }
 
+/// When the object was marked for deletion (its deletionTimestamp), if it was: until
+/// the garbage collector and its finalizers are done it is still listed, and an apply
+/// only patches what is about to go.
+pub fn being_deleted(obj: &Value) -> Option<&str> {
+    obj["metadata"]["deletionTimestamp"].as_str()
+}
+
 /// How ready a live object is, and a word on why.
 pub fn readiness(obj: &Value) -> (State, String) {
+    if let Some(since) = being_deleted(obj) {
+        let finalizers: Vec<&str> = obj["metadata"]["finalizers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let held = if finalizers.is_empty() {
+            String::new()
+        } else {
+            format!(", held by finalizers {}", finalizers.join(", "))
+        };
+        return (
+            State::Terminating,
+            format!("being deleted since {since}{held}"),
+        );
+    }
     let kind = obj["kind"].as_str().unwrap_or_default();
     let status = &obj["status"];
     let observed = status["observedGeneration"]
@@ -240,13 +267,66 @@ pub async fn check(cluster: &Cluster, w: &Watched) -> (State, String) {
     }
 }
 
-/// Every object's readiness now, in order.
-pub async fn check_all(cluster: &Cluster, objects: &[Watched]) -> Vec<(State, String)> {
-    futures::stream::iter(objects)
-        .map(|w| check(cluster, w))
-        .buffered(8)
+/// Every object's readiness now, in order. The objects of a kind in one namespace are
+/// read with one LIST (with kf's label `selector`, when given), so that `--wait` costs a
+/// request per kind and namespace a round, not one per object; an object the list lacks
+/// (kf did not label it, or it is gone) is read on its own.
+pub async fn check_all(
+    cluster: &Cluster,
+    objects: &[Watched],
+    selector: Option<&str>,
+) -> Vec<(State, String)> {
+    let mut states: Vec<Option<Readiness>> = vec![None; objects.len()];
+    if let Some(selector) = selector {
+        let mut groups: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
+        for (i, w) in objects.iter().enumerate() {
+            groups
+                .entry(w.resource.path(w.namespace.as_deref(), None))
+                .or_default()
+                .push(i);
+        }
+        let selector = super::query::encode(selector);
+        let listed: Vec<(Vec<usize>, Option<Value>)> =
+            futures::stream::iter(groups.into_iter().filter(|(_, at)| at.len() > 1))
+                .map(|(collection, at)| {
+                    let path = format!("{collection}?labelSelector={selector}");
+                    async move { (at, cluster.get(&path).await.ok().map(|r| r.body)) }
+                })
+                .buffered(8)
+                .collect()
+                .await;
+        for (at, list) in listed {
+            let items = list
+                .as_ref()
+                .and_then(|l| l["items"].as_array())
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            for i in at {
+                let name = objects[i].name.as_str();
+                states[i] = items
+                    .iter()
+                    .find(|o| o["metadata"]["name"].as_str() == Some(name))
+                    .map(readiness);
+            }
+        }
+    }
+    let rest: Vec<(usize, Readiness)> = futures::stream::iter(
+        objects
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| states[*i].is_none()),
+    )
+    .map(|(i, w)| async move { (i, check(cluster, w).await) })
+    .buffered(8)
+    .collect()
+    .await;
+    for (i, r) in rest {
+        states[i] = Some(r);
+    }
+    states
+        .into_iter()
+        .map(|s| s.unwrap_or((State::InProgress, String::new())))
         .collect()
-        .await
 }
 
 /// Poll until `done` says so of every object, or `timeout` passes; `progress` hears each
@@ -254,6 +334,7 @@ pub async fn check_all(cluster: &Cluster, objects: &[Watched]) -> Vec<(State, St
 pub async fn wait(
     cluster: &Cluster,
     objects: &[Watched],
+    selector: Option<&str>,
     timeout: Duration,
     interval: Duration,
     done: &dyn Fn(&Watched, State) -> bool,
@@ -261,7 +342,7 @@ pub async fn wait(
 ) -> (Vec<(State, String)>, bool) {
     let start = Instant::now();
     loop {
-        let states = check_all(cluster, objects).await;
+        let states = check_all(cluster, objects, selector).await;
         progress(&states);
         if objects.iter().zip(&states).all(|(w, (s, _))| done(w, *s)) {
             return (states, true);

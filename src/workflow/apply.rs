@@ -25,6 +25,8 @@ pub struct ApplyOptions {
     pub wait: bool,
     pub wait_for_jobs: bool,
     pub concurrency: usize,
+    /// What becomes of pruned objects' dependents.
+    pub cascade: crate::cluster::prune::Cascade,
     pub create_namespace: bool,
     pub validate: FieldValidation,
     pub connection: Connection,
@@ -85,6 +87,14 @@ impl ApplyReport {
             .iter()
             .filter(|d| d.result == Ok(true))
             .count();
+        // Every prune candidate is counted: deleted, gone before kf's delete reached it
+        // (or its reply was lost and the retry found it gone), or failed.
+        let gone = self
+            .deletions
+            .iter()
+            .filter(|d| d.result == Ok(false))
+            .count();
+        let prune_failed = self.deletions.iter().filter(|d| d.result.is_err()).count();
         let part = |n: usize, what: &str| {
             if n > 0 {
                 format!(", {n} {what}")
@@ -98,11 +108,13 @@ impl ApplyReport {
             "would be pruned"
         };
         format!(
-            "{} objects: {created} created, {configured} configured, {unchanged} unchanged{}{}{}",
+            "{} objects: {created} created, {configured} configured, {unchanged} unchanged{}{}{}{}{}",
             self.outcomes.len(),
             part(skipped, "skipped"),
             part(failed, "failed"),
             part(pruned_ok, pruned_word),
+            part(gone, "already gone"),
+            part(prune_failed, "failed to prune"),
         )
     }
 
@@ -202,6 +214,8 @@ pub async fn apply_env(
         force_conflicts: options.force_conflicts,
         concurrency: options.concurrency,
         crd_wait: super::crd_wait(options.connection.timeout),
+        terminating_wait: super::terminating_wait(options.connection.timeout),
+        deletion_said: Default::default(),
         owner: target.owner.clone(),
         applyset: Some(crate::cluster::applyset::ApplySet::of(
             &target.owner,
@@ -234,8 +248,8 @@ pub async fn apply_env(
             dry_run: options.dry_run,
         });
     }
-    // What prune would delete is shown before anything changes. A prune that cannot see
-    // everything deletes nothing, but the apply still goes.
+    // What prune would delete is shown before anything changes. Kinds prune could not
+    // list are said and left as they are (the ApplySet parent then keeps listing them).
     let mut prune_unchecked = false;
     let doomed = if options.prune {
         match prunable(&cluster, &resources, &target, reporter).await {
@@ -280,6 +294,7 @@ pub async fn apply_env(
             &cluster,
             doomed.clone(),
             dry_run,
+            options.cascade,
             options.concurrency,
             &mut |d| {
                 reporter.event(Event::Removed {
@@ -367,6 +382,17 @@ async fn wait(
     let objects = super::status::watched(&target.items, &resources, &target.env.namespace);
     let wait = super::status::Wait { timeout, for_jobs };
     Ok(Waited::Gone(
-        super::status::check(cluster, &objects, &[], Some(wait), reporter).await,
+        super::status::check(
+            cluster,
+            &objects,
+            &[],
+            Some(&crate::cluster::labels::selector(
+                &target.owner.app,
+                &target.owner.env,
+            )),
+            Some(wait),
+            reporter,
+        )
+        .await,
     ))
 }

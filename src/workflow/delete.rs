@@ -16,6 +16,8 @@ use crate::cluster::resources::Resources;
 pub struct DeleteOptions {
     pub dry_run: DryRun,
     pub concurrency: usize,
+    /// What becomes of the objects' dependents.
+    pub cascade: crate::cluster::prune::Cascade,
     /// Wait until the deleted objects are gone.
     pub wait: bool,
     pub connection: Connection,
@@ -257,13 +259,20 @@ async fn remove(
     reporter: &mut dyn Reporter,
 ) -> Vec<Deleted> {
     let dry_run = options.dry_run;
-    prune::delete(cluster, objects, dry_run, options.concurrency, &mut |d| {
-        reporter.event(Event::Removed {
-            deleted: d,
-            verb: "deleted",
-            dry_run,
-        })
-    })
+    prune::delete(
+        cluster,
+        objects,
+        dry_run,
+        options.cascade,
+        options.concurrency,
+        &mut |d| {
+            reporter.event(Event::Removed {
+                deleted: d,
+                verb: "deleted",
+                dry_run,
+            })
+        },
+    )
     .await
 }
 

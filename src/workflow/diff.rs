@@ -47,6 +47,10 @@ pub struct Change {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct DiffReport {
     pub changes: Vec<Change>,
+    /// Why the comparison is not complete (with `--prune`, kinds kf could not list): the
+    /// command then fails, whatever it found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
 }
 
 /// Secret values as `***` unless `show_secrets`.
@@ -136,7 +140,10 @@ pub fn diff_renders(
             })
         })
         .collect();
-    DiffReport { changes }
+    DiffReport {
+        changes,
+        incomplete: None,
+    }
 }
 
 /// One object of `kf diff ENV`: the change already known (a kind the cluster does not
@@ -167,6 +174,35 @@ async fn server_diff(
         Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => None,
         Err(e) => return Err(anyhow!("{id}: reading the live object: {e}")),
     };
+    let name = format!(
+        "{}/{}{}",
+        res.kind_name(),
+        ns.map(|n| format!("{n}/")).unwrap_or_default(),
+        item.name
+    );
+    // Being deleted: apply waits until it is gone and creates it anew, so the change is
+    // the live object against the object as rendered (a dry-run apply would patch the
+    // object that is going).
+    if let Some(live) = live
+        .as_ref()
+        .filter(|l| crate::cluster::status::being_deleted(l).is_some())
+    {
+        let left = comparable(live);
+        let right = comparable(&Value::Object(item.object.clone()));
+        let (left, right) = masked(show_secrets, Some(&left), Some(&right));
+        let diff = unified(
+            &yaml(left.as_ref()),
+            &yaml(right.as_ref()),
+            &format!("live/{name} (being deleted)"),
+            &format!("kf/{name}"),
+        )
+        .unwrap_or_default();
+        return Ok(Some(Change {
+            name,
+            change: "recreate",
+            diff,
+        }));
+    }
     let body = serde_json::to_vec(&item.object)?;
     let how = Sending {
         field_manager: &owner.field_manager,
@@ -178,12 +214,6 @@ async fn server_diff(
         .await
         .map_err(|e| anyhow!("{id}: server dry-run apply: {e}"))?
         .body;
-    let name = format!(
-        "{}/{}{}",
-        res.kind_name(),
-        ns.map(|n| format!("{n}/")).unwrap_or_default(),
-        item.name
-    );
     let left = live.as_ref().map(comparable);
     let right = comparable(&planned);
     let (left, right) = masked(show_secrets, left.as_ref(), Some(&right));
@@ -273,9 +303,7 @@ pub async fn diff_env(
         };
         reporter.phase(Phase::FindingPrunable);
         let found = prune::candidates(cluster, &resources, owner, &scope).await?;
-        if let Some(w) = found.warning(&env.namespace) {
-            reporter.warning(&w);
-        }
+        report.incomplete = found.warning(&env.namespace);
         for f in found.found {
             let path = f.resource.path(f.namespace.as_deref(), Some(&f.name));
             let live = match cluster.get(&path).await {

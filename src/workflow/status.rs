@@ -46,11 +46,11 @@ pub struct StatusReport {
 }
 
 impl StatusReport {
-    /// Why the command fails: an object Failed or Missing, or (waiting) not Ready in time.
+    /// Why the command fails: an object Failed, Missing or Terminating, or (waiting) not Ready in time.
     pub fn failure(&self) -> Option<String> {
         if self.failed_or_missing > 0 {
             return Some(format!(
-                "{} of {} objects are Failed or Missing",
+                "{} of {} objects are Failed, Missing or Terminating",
                 self.failed_or_missing,
                 self.objects.len()
             ));
@@ -117,13 +117,14 @@ pub async fn check(
     cluster: &Cluster,
     objects: &[Watched],
     unserved: &[ObjectStatus],
+    selector: Option<&str>,
     wait: Option<Wait>,
     reporter: &mut dyn Reporter,
 ) -> StatusReport {
     let for_jobs = wait.is_some_and(|w| w.for_jobs);
     let done = |w: &Watched, s: State| waited_for(w, s, for_jobs);
     let (states, in_time) = match wait {
-        None => (readiness::check_all(cluster, objects).await, true),
+        None => (readiness::check_all(cluster, objects, selector).await, true),
         Some(Wait { timeout, .. }) => {
             // The timeout bounds the whole command: what is left of it.
             let timeout = cluster
@@ -133,6 +134,7 @@ pub async fn check(
             readiness::wait(
                 cluster,
                 objects,
+                selector,
                 timeout,
                 Duration::from_secs(2),
                 &done,
@@ -170,7 +172,7 @@ pub async fn check(
         .count();
     let failed_or_missing = states
         .iter()
-        .filter(|(s, _)| matches!(s, State::Failed | State::Missing))
+        .filter(|(s, _)| matches!(s, State::Failed | State::Missing | State::Terminating))
         .count()
         + unserved.len();
     let mut rows: Vec<ObjectStatus> = objects
@@ -204,5 +206,14 @@ pub async fn status_env(
     let resources = Resources::discover(&cluster).await?;
     let objects = watched(&target.items, &resources, &target.env.namespace);
     let missing = unserved(&target.items, &resources, &target.env.namespace);
-    Ok(check(&cluster, &objects, &missing, wait, reporter).await)
+    let selector = crate::cluster::labels::selector(&target.owner.app, &target.owner.env);
+    Ok(check(
+        &cluster,
+        &objects,
+        &missing,
+        Some(&selector),
+        wait,
+        reporter,
+    )
+    .await)
 }

@@ -39,6 +39,11 @@ pub struct ApplyOptions {
     /// How long to wait for new CRDs to become Established (the command's deadline may cut
     /// it shorter). A CRD that is not fails its own custom resources only.
     pub crd_wait: Duration,
+    /// How long an object being deleted is waited for before it is created anew (the
+    /// command's deadline may cut it shorter).
+    pub terminating_wait: Duration,
+    /// Set once the first wait for an object being deleted is said (one line a run).
+    pub deletion_said: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Whose objects these are, and the field manager to apply with.
     pub owner: Owner,
     /// The KEP-3659 ApplySet whose parent to keep up to date (none: no parent).

@@ -140,6 +140,32 @@ pub(super) async fn apply_one(
             }
         }
     };
+    // An object being deleted is not live: patching it would report it unchanged and the
+    // garbage collector would then remove it. Wait until it is gone, then create it.
+    let before = match before {
+        Some(live) if crate::cluster::status::being_deleted(&live).is_some() => {
+            if options.dry_run != DryRun::None {
+                outcome.result = Ok(Action::Created);
+                return outcome;
+            }
+            if !options
+                .deletion_said
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+            {
+                cluster.say(&format!(
+                    "waiting (up to {}) for objects being deleted to go, to create them anew: {} first",
+                    crate::cluster::client::humantime(options.terminating_wait),
+                    outcome.id
+                ));
+            }
+            if let Err(why) = wait_deleted(cluster, &path, &live, options.terminating_wait).await {
+                outcome.result = Err(why);
+                return outcome;
+            }
+            None
+        }
+        other => other,
+    };
     // Another kf app's or environment's object under the same name: applying would
     // relabel it ours and a later prune of its owner would lose it. Refused.
     if let Some(live) = &before
@@ -221,6 +247,58 @@ pub(super) async fn apply_one(
         }
     };
     outcome
+}
+
+/// Wait until `live`, which is being deleted, is gone from `path` (or replaced by another
+/// object of the name), for at most `limit` and never past the command's deadline.
+async fn wait_deleted(
+    cluster: &Cluster,
+    path: &str,
+    live: &Value,
+    limit: std::time::Duration,
+) -> Result<(), String> {
+    let uid = live["metadata"]["uid"].as_str();
+    let start = std::time::Instant::now();
+    let mut last = live.clone();
+    loop {
+        let waited = start.elapsed();
+        let left = cluster.remaining().unwrap_or(limit);
+        if waited >= limit || left.is_zero() {
+            let (_, detail) = crate::cluster::status::readiness(&last);
+            let finalizers = last["metadata"]["finalizers"]
+                .as_array()
+                .is_some_and(|f| !f.is_empty());
+            return Err(format!(
+                "it is {detail}; kf waited {} for it to go, to create it anew, and it is still there: apply again once it is gone{}",
+                crate::cluster::client::humantime(waited),
+                if finalizers {
+                    " (its finalizers' controller must finish, or remove the finalizers)"
+                } else {
+                    " (the controller-manager's garbage collector removes it)"
+                }
+            ));
+        }
+        let pause = std::time::Duration::from_millis(500)
+            .min(left)
+            .min(limit - waited);
+        tokio::time::sleep(pause).await;
+        match cluster.get(path).await {
+            Err(Failure::Status(r)) if r.status == StatusCode::NOT_FOUND => return Ok(()),
+            Ok(r) if r.body["metadata"]["uid"].as_str() != uid => {
+                // Deleted and made again by someone else meanwhile: apply to that one.
+                if crate::cluster::status::being_deleted(&r.body).is_none() {
+                    return Ok(());
+                }
+                last = r.body;
+            }
+            Ok(r) => last = r.body,
+            // Out of time mid-request: said above, on the next turn.
+            Err(_)
+                if start.elapsed() >= limit || cluster.remaining().is_some_and(|r| r.is_zero()) => {
+            }
+            Err(e) => return Err(format!("waiting for it to be deleted: {e}")),
+        }
+    }
 }
 
 /// How a server-side apply is sent: the field manager, whether to force conflicts, the
