@@ -21,6 +21,8 @@ enum Slot {
     Package,
     /// A module, as `kf env targets --module` takes it (`/`, `team/serving`).
     Module,
+    /// A side of `kf diff`: an environment, or `local:ENV` (a render of it).
+    DiffSide,
     Nothing,
 }
 
@@ -73,6 +75,7 @@ pub const VALUED_FLAGS: &[&str] = &[
     "--validate",
     "--template",
     "--parallel",
+    "--cascade",
 ];
 
 /// Candidates for `words[index]` of a kf command line (`words[0]` is `kf`), the app found
@@ -90,7 +93,12 @@ pub fn candidates(cwd: &Path, words: &[String], index: usize) -> Vec<String> {
         return Vec::new();
     };
     let mut names = names(&app, &slot);
-    names.retain(|n| n.starts_with(current));
+    // A name from the folder is offered only when a terminal can show it as it is: no
+    // control character (ESC, BEL, CR, newline) ever reaches the user's terminal or shell.
+    // Nor one starting with '-': on the line it would read as a flag (`--help`).
+    names.retain(|n| {
+        n.starts_with(current) && !n.starts_with('-') && !n.chars().any(char::is_control)
+    });
     names.sort();
     names.dedup();
     names
@@ -132,6 +140,10 @@ fn slot(before: &[String]) -> Slot {
     }
     let n = positionals.len();
     match (path.as_slice(), n) {
+        (["diff"], 0) => Slot::DiffSide,
+        (["diff"], 1) if positionals[0].starts_with("local:") => Slot::DiffSide,
+        // `kf export DIR ENV…`: the environments follow the folder.
+        (["export"], 1..) => Slot::Environment,
         ([verb], 0) if ENV_FIRST.contains(verb) => Slot::Environment,
         (["env", "set" | "rm" | "describe" | "current" | "targets"], 0) => Slot::Environment,
         (["generate"], 0) | (["prototype", "describe" | "preview" | "use"], 0) => Slot::Prototype,
@@ -148,6 +160,11 @@ fn slot(before: &[String]) -> Slot {
 fn names(app: &App, slot: &Slot) -> Vec<String> {
     match slot {
         Slot::Environment => app.environments().into_iter().map(|e| e.name).collect(),
+        Slot::DiffSide => app
+            .environments()
+            .into_iter()
+            .flat_map(|e| [format!("local:{}", e.name), e.name])
+            .collect(),
         Slot::Component => app
             .components()
             .map(|cs| cs.into_iter().map(|c| c.name).collect())
@@ -243,5 +260,11 @@ mod tests {
         assert_eq!(slot_of("pkg install"), Slot::Package);
         assert_eq!(slot_of("--dir app show"), Slot::Environment);
         assert_eq!(slot_of("init"), Slot::Nothing);
+        assert_eq!(slot_of("diff"), Slot::DiffSide);
+        assert_eq!(slot_of("diff local:dev"), Slot::DiffSide);
+        assert_eq!(slot_of("diff prod"), Slot::Nothing);
+        assert_eq!(slot_of("export out"), Slot::Environment);
+        assert_eq!(slot_of("export out prod"), Slot::Environment);
+        assert_eq!(slot_of("export"), Slot::Nothing);
     }
 }

@@ -165,6 +165,53 @@ fn env_add_existing_or_bad_name_fails_without_changes() {
     assert_eq!(snapshot(&app.root), before);
 }
 
+/// What the API server would refuse is refused when set, not when applied, and an app.yaml
+/// that holds it (edited by hand) fails `kf validate` at its line.
+#[test]
+fn namespaces_and_servers_the_api_server_would_refuse_are_refused_when_set() {
+    let app = new_app();
+    let before = snapshot(&app.root);
+    let err = fails(&app.root, &["env", "set", "prod", "--namespace", "ML_Prod"]);
+    assert!(
+        err.contains("namespace 'ML_Prod' is not a DNS-1123 label"),
+        "{err}"
+    );
+    assert!(
+        err.contains("app.yaml") && err.contains("nothing was changed"),
+        "{err}"
+    );
+    let err = fails(
+        &app.root,
+        &["env", "add", "staging", "--server", "prod.example.com"],
+    );
+    assert!(
+        err.contains("has no scheme") && err.contains("'https://prod.example.com'"),
+        "{err}"
+    );
+    let err = fails(&app.root, &["env", "add", "staging", "--namespace=x-"]);
+    assert!(
+        err.contains("start and end with a letter or digit"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&app.root), before);
+    let dir = tempfile::tempdir().unwrap();
+    let err = fails(dir.path(), &["init", "a", "--server", "ftp://h"]);
+    assert!(err.contains("scheme 'ftp'"), "{err}");
+    assert!(!dir.path().join("a").exists());
+
+    let text = read(app.root.join("app.yaml"));
+    let edited = text.replacen("namespace: ml-prod", "namespace: Bad_ml-prod", 1);
+    assert_ne!(edited, text);
+    std::fs::write(app.root.join("app.yaml"), &edited).unwrap();
+    let line = edited.lines().position(|l| l.contains("Bad_")).unwrap() + 1;
+    let err = fails(&app.root, &["validate", "prod"]);
+    assert!(
+        err.contains(&format!("app.yaml:{line}: namespace 'Bad_")),
+        "{err}"
+    );
+    assert!(err.contains("kf env set prod --namespace"), "{err}");
+}
+
 #[test]
 fn nested_env_names_live_in_nested_folders() {
     let app = new_app();

@@ -30,6 +30,15 @@ fn command_of(plugin: &Value, pointer: &str) -> Vec<String> {
 
 /// Run a plugin command as the CMP server does: in `dir`, `kf` found on PATH, the build
 /// environment of an Application, and `extra` (its plugin env and parameters).
+///
+/// What Argo CD sets, from its source (argo-cd v3, reposerver/repository/repository.go):
+/// `newEnv` gives nine ARGOCD_APP_* entries, always all of them, empty values included;
+/// `getPluginEnvs` adds KUBE_VERSION (`parseKubeVersion`: no leading v) and
+/// KUBE_API_VERSIONS (util/argo `APIResourcesToStrings` with kinds: sorted, comma-joined
+/// group-versions and group-version/Kind); `getPluginParamEnvs` adds ARGOCD_ENV_<name> per
+/// plugin env entry and the parameters (see [`application_entries`]). The sidecar appends
+/// them to its own environment (cmpserver/plugin/plugin.go `environ`, which drops only an
+/// entry with an empty name).
 fn as_cmp_server(command: &[String], dir: &Path, extra: &[(&str, &str)]) -> (i32, String, String) {
     assert_eq!(command[0], "kf", "{command:?}");
     let bin = Path::new(env!("CARGO_BIN_EXE_kf")).parent().unwrap();
@@ -44,26 +53,31 @@ fn as_cmp_server(command: &[String], dir: &Path, extra: &[(&str, &str)]) -> (i32
         .current_dir(dir)
         .env_clear()
         .env("PATH", path)
-        .env("HOME", &home)
-        .env("ARGOCD_APP_NAME", "ml")
-        .env("ARGOCD_APP_NAMESPACE", "argocd")
-        .env(
-            "ARGOCD_APP_REVISION",
-            "0123456789abcdef0123456789abcdef01234567",
-        )
-        .env("ARGOCD_APP_SOURCE_PATH", "apps/ml")
-        .env(
+        .env("HOME", &home);
+    let revision = "f913b6cbf58aa5ae5ca1f8a2b149477aebcbd9d8";
+    for (k, v) in [
+        ("ARGOCD_APP_NAME", "ml"),
+        ("ARGOCD_APP_NAMESPACE", "ml-prod"),
+        ("ARGOCD_APP_PROJECT_NAME", "default"),
+        ("ARGOCD_APP_REVISION", revision),
+        ("ARGOCD_APP_REVISION_SHORT", &revision[..7]),
+        ("ARGOCD_APP_REVISION_SHORT_8", &revision[..8]),
+        (
             "ARGOCD_APP_SOURCE_REPO_URL",
             "https://git.example.com/ml.git",
-        )
-        .env("ARGOCD_APP_SOURCE_TARGET_REVISION", "HEAD")
-        .env("KUBE_VERSION", "1.33")
-        .env("KUBE_API_VERSIONS", "v1,apps/v1,batch/v1");
+        ),
+        ("ARGOCD_APP_SOURCE_PATH", "apps/ml"),
+        ("ARGOCD_APP_SOURCE_TARGET_REVISION", "HEAD"),
+        ("KUBE_VERSION", "1.33.1"),
+        (
+            "KUBE_API_VERSIONS",
+            "apps/v1,apps/v1/Deployment,batch/v1,batch/v1/Job,v1,v1/ConfigMap,v1/Service",
+        ),
+    ] {
+        cmd.env(k, v);
+    }
     for (k, v) in extra {
-        // The server leaves out entries with an empty value (plugin.go environ).
-        if !v.is_empty() {
-            cmd.env(k, v);
-        }
+        cmd.env(k, v);
     }
     let out = cmd.output().unwrap();
     (
@@ -71,6 +85,197 @@ fn as_cmp_server(command: &[String], dir: &Path, extra: &[(&str, &str)]) -> (i32
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// An Application's `spec.source.plugin`: its `env` entries and its `parameters`.
+type PluginBlock<'a> = (&'a [(&'a str, &'a str)], &'a [Param<'a>]);
+
+/// One of an Application's `spec.source.plugin.parameters`.
+enum Param<'a> {
+    String(&'a str, &'a str),
+    Array(&'a str, &'a [&'a str]),
+    Map(&'a str, &'a [(&'a str, &'a str)]),
+    NameOnly(&'a str),
+}
+
+/// A JSON string as Go's encoding/json writes it: `<`, `>` and `&` escaped as \u003c,
+/// \u003e, \u0026 (its HTML-safe default).
+fn go_string(s: &str) -> String {
+    serde_json::to_string(s)
+        .unwrap()
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+}
+
+/// The entries `getPluginParamEnvs` adds for an Application with a plugin block (`None`:
+/// none, as when the plugin is found by discovery): ARGOCD_ENV_<name> verbatim per env
+/// entry, then ARGOCD_APP_PARAMETERS, the parameters as `json.Marshal` writes them
+/// (ApplicationSourcePluginParameter.MarshalJSON marshals a map, so keys come sorted —
+/// array, map, name, string — and a nil list is `null`), then PARAM_<NAME> entries
+/// (`escaped`: upper case, anything but [A-Z0-9_] as `_`; arrays `_<i>`, maps `_<KEY>`).
+fn application_entries(plugin: Option<PluginBlock>) -> Vec<(String, String)> {
+    let Some((env, params)) = plugin else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| (format!("ARGOCD_ENV_{k}"), v.to_string()))
+        .collect();
+    let escaped = |s: &str| -> String {
+        s.to_uppercase()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let list: Vec<String> = params
+        .iter()
+        .map(|p| match p {
+            Param::String(n, v) => {
+                format!("{{\"name\":{},\"string\":{}}}", go_string(n), go_string(v))
+            }
+            Param::Array(n, items) => format!(
+                "{{\"array\":[{}],\"name\":{}}}",
+                items
+                    .iter()
+                    .map(|i| go_string(i))
+                    .collect::<Vec<_>>()
+                    .join(","),
+                go_string(n)
+            ),
+            Param::Map(n, entries) => {
+                let mut sorted = entries.to_vec();
+                sorted.sort();
+                format!(
+                    "{{\"map\":{{{}}},\"name\":{}}}",
+                    sorted
+                        .iter()
+                        .map(|(k, v)| format!("{}:{}", go_string(k), go_string(v)))
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    go_string(n)
+                )
+            }
+            Param::NameOnly(n) => format!("{{\"name\":{}}}", go_string(n)),
+        })
+        .collect();
+    let json = if list.is_empty() {
+        "null".to_string()
+    } else {
+        format!("[{}]", list.join(","))
+    };
+    out.push(("ARGOCD_APP_PARAMETERS".into(), json));
+    for p in params {
+        match p {
+            Param::String(n, v) => out.push((format!("PARAM_{}", escaped(n)), v.to_string())),
+            Param::Array(n, items) => {
+                for (i, v) in items.iter().enumerate() {
+                    out.push((format!("PARAM_{}_{i}", escaped(n)), v.to_string()));
+                }
+            }
+            Param::Map(n, entries) => {
+                for (k, v) in *entries {
+                    out.push((
+                        format!("PARAM_{}_{}", escaped(n), escaped(k)),
+                        v.to_string(),
+                    ));
+                }
+            }
+            Param::NameOnly(_) => {}
+        }
+    }
+    out
+}
+
+/// `generate` for an Application with this plugin block.
+fn generate_for(dir: &Path, plugin: Option<PluginBlock>) -> (i32, String, String) {
+    let entries = application_entries(plugin);
+    let extra: Vec<(&str, &str)> = entries
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    as_cmp_server(
+        &command_of(&plugin_yaml(), "/spec/generate/command"),
+        dir,
+        &extra,
+    )
+}
+
+fn plugin_yaml() -> Value {
+    plugin()
+}
+
+#[test]
+fn generate_takes_every_shape_argo_cd_sends() {
+    let app = web_and_settings_app();
+    let prod = ok(&app.root, &["show", "prod"]);
+    // `plugin: {env: [{name: KF_ENV, value: prod}]}` and no parameters: `null`.
+    let entries = application_entries(Some((&[("KF_ENV", "prod")], &[])));
+    assert!(entries.contains(&("ARGOCD_APP_PARAMETERS".into(), "null".into())));
+    let (code, out, err) = generate_for(&app.root, Some((&[("KF_ENV", "prod")], &[])));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, prod);
+    // The env as a string parameter, with parameters of every other shape beside it: an
+    // empty array, an empty map, a name alone, another plugin's array, a value Go escapes.
+    let params = [
+        Param::String("env", "prod"),
+        Param::Array("values-files", &[]),
+        Param::Map("helm-parameters", &[]),
+        Param::NameOnly("params"),
+        Param::Array("other", &["a.yaml", "b.yaml"]),
+        Param::String("a.b-c", "x&y <z>"),
+    ];
+    let plugin_env = [("EMPTY", ""), ("rev", "test-f913b6c")];
+    let (code, out, err) = generate_for(&app.root, Some((&plugin_env, &params)));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, prod);
+    // Overrides as a map, a value Go escapes among them.
+    let mine = web_and_settings_app();
+    let data = r#"{"MODE":"x&y <z>"}"#;
+    let params = [
+        Param::Map("params", &[("web.replicas", "4"), ("settings.data", data)]),
+        Param::String("env", "prod"),
+    ];
+    let (code, out, err) = generate_for(&mine.root, Some((&[], &params)));
+    assert_eq!(code, 0, "{err}");
+    let expected = web_and_settings_app();
+    ok(
+        &expected.root,
+        &["param", "set", "web", "replicas", "4", "--env", "prod"],
+    );
+    ok(
+        &expected.root,
+        &["param", "set", "settings", "data", data, "--env", "prod"],
+    );
+    assert_eq!(out, ok(&expected.root, &["show", "prod"]));
+    assert!(out.contains("MODE: x&y <z>"), "{out}");
+    // No plugin block (found by discovery): nothing but the build environment, so the
+    // app's current env, or an error saying what to set in the Application.
+    let (code, out, err) = generate_for(&app.root, None);
+    if code == 0 {
+        assert!(!out.is_empty(), "{err}");
+    } else {
+        assert!(err.contains("spec.source.plugin"), "{err}");
+    }
+    // `params` given as a string: what to write in the Application instead.
+    let (code, _, err) = generate_for(
+        &app.root,
+        Some((
+            &[("KF_ENV", "prod")],
+            &[Param::String("params", "web.replicas=3")],
+        )),
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("spec.source.plugin.parameters: [{name: params, map:"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -190,6 +190,99 @@ fn generating_the_library_counts_against_eval_timeout() {
     assert!(!dir.path().join("app").exists());
 }
 
+/// A served name a file system cannot hold (a NUL byte in a kind's version) is refused
+/// before anything is staged or journaled: before, the journal's rename could never be
+/// carried out, and `kf recover` could never finish, with app.yaml already rewritten.
+#[test]
+fn a_served_name_no_file_system_holds_is_refused_before_the_journal() {
+    let app = new_app();
+    let mut defs = serde_json::Map::new();
+    defs.insert(
+        "io.k8s.api.apps.v1\u{0}x.Deployment".into(),
+        object_with(&["replicas"]),
+    );
+    defs.insert("io.k8s.api.core.v1.Pod".into(), object_with(&["x"]));
+    let spec = app.root.join("../served.json");
+    std::fs::write(&spec, swagger(defs.into())).unwrap();
+    let before = snapshot(&app.root);
+    let err = fails_bounded(
+        &app.root,
+        &[
+            "env",
+            "set",
+            "prod",
+            &format!("--api-spec=file:{}", spec.display()),
+        ],
+    );
+    assert!(err.contains("a file name cannot hold a NUL byte"), "{err}");
+    assert!(err.contains("apps.v1\\0x"), "{err}");
+    assert_eq!(snapshot(&app.root), before);
+    assert!(!app.root.join(".kf-journal").exists());
+    ok(&app.root, &["show", "prod"]);
+}
+
+/// 100,001 definitions in one `$ref` chain (12 MB): refused at once, before any file is
+/// generated or written (it made kf write 200,000 files in a minute).
+#[test]
+fn a_spec_of_more_definitions_than_any_cluster_serves_is_refused_at_once() {
+    let app = new_app();
+    let n = 100_001;
+    let mut defs = serde_json::Map::new();
+    for i in 0..n {
+        let next = if i + 1 < n {
+            serde_json::json!({ "$ref": format!("#/definitions/io.k8s.api.chain.v1.T{}", i + 1) })
+        } else {
+            serde_json::json!({ "type": "string" })
+        };
+        defs.insert(
+            format!("io.k8s.api.chain.v1.T{i}"),
+            serde_json::json!({ "type": "object", "properties": { "next": next } }),
+        );
+    }
+    let spec = app.root.join("../chain.json");
+    std::fs::write(&spec, swagger(defs.into())).unwrap();
+    let before = snapshot(&app.root);
+    let err = fails_bounded(
+        &app.root,
+        &[
+            "env",
+            "set",
+            "prod",
+            &format!("--api-spec=file:{}", spec.display()),
+        ],
+    );
+    assert!(
+        err.contains("100001 definitions, over kf's bound of 50000 definitions"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&app.root), before);
+}
+
+/// A library made anew replaces its folder: no file of the spec it replaces stays.
+#[test]
+fn regenerating_a_library_removes_the_files_of_the_spec_it_replaces() {
+    let app = new_app();
+    let dir = tempfile::tempdir().unwrap();
+    let spec_of = |group: &str| {
+        let mut defs = serde_json::Map::new();
+        defs.insert(
+            format!("io.k8s.api.{group}.v1.Kind"),
+            object_with(&["field"]),
+        );
+        let path = dir.path().join(format!("{group}.json"));
+        std::fs::write(&path, swagger(defs.into())).unwrap();
+        format!("--api-spec=file:{}", path.display())
+    };
+    ok(&app.root, &["env", "set", "prod", &spec_of("first")]);
+    let lib = app.root.join("lib/ksonnet-lib/v1.10.3/k8s");
+    assert!(lib.join("first.v1.libsonnet").is_file());
+    ok(&app.root, &["env", "set", "prod", &spec_of("second")]);
+    assert!(lib.join("second.v1.libsonnet").is_file());
+    assert!(!lib.join("first.v1.libsonnet").exists());
+    let swagger = read(app.root.join("lib/ksonnet-lib/v1.10.3/swagger.json"));
+    assert!(swagger.contains("second") && !swagger.contains("first"));
+}
+
 // ---------------------------------------------------------------------------------------
 // git registries whose server never answers
 
@@ -627,6 +720,48 @@ fn a_server_reply_that_echoes_a_token_is_quoted_masked() {
             "{status}: the reply is quoted, masked: {err}"
         );
     }
+}
+
+/// The exact credentials kf holds are masked, whatever they look like: a static token of
+/// plain words, quoted back where no pattern would know it for one.
+#[test]
+fn a_reply_quoting_the_exact_token_kf_sent_is_masked_however_plain_it_looks() {
+    let app = new_app();
+    let dir = tempfile::tempdir().unwrap();
+    let plain = "correct-horse-battery";
+    let server = echoing_server(
+        "403 Forbidden",
+        "{\"kind\":\"Status\",\"code\":403,\"message\":\"user correct-horse-battery may not list namespaces\"}",
+    );
+    ok(&app.root, &["env", "set", "default", "--server", &server]);
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: c\n  cluster:\n    server: {server}\ncontexts:\n- name: c\n  context:\n    cluster: c\n    user: u\nusers:\n- name: u\n  user:\n    token: {plain}\n"
+        ),
+    )
+    .unwrap();
+    let run = kf_bounded(
+        &app.root,
+        &[
+            "apply",
+            "--env",
+            "default",
+            "--kubeconfig",
+            kubeconfig.to_str().unwrap(),
+            "--timeout",
+            "5s",
+        ],
+        &[],
+    );
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(!run.stderr.contains(plain), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("user *** may not list"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

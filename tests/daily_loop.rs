@@ -221,6 +221,24 @@ fn completion_offers_the_apps_names() {
             .eq(["kubeflow/tf-training"])
     );
     assert_eq!(complete(&["init", ""]), "");
+    assert_eq!(complete(&["diff", "local:p"]), "local:prod\n");
+    // A name a terminal cannot show as it is is never offered (tests/completion_shells.rs
+    // has the shells' side).
+    std::fs::write(
+        app.root.join("components/esc\u{1b}]0;T\u{7}.jsonnet"),
+        "{}\n",
+    )
+    .unwrap();
+    // Nor one that would read as a flag on the line.
+    std::fs::write(app.root.join("components/--help.jsonnet"), "{}\n").unwrap();
+    assert_eq!(complete(&["show", "prod", "-c", ""]), "web\n");
+    // A name cannot forge a table row either.
+    std::fs::write(app.root.join("components/row\nforged.jsonnet"), "{}\n").unwrap();
+    let list = ok(&app.root, &["component", "list"]);
+    assert!(list.contains("row\\nforged"), "{list}");
+    assert!(!list.lines().any(|l| l.starts_with("forged")), "{list}");
+    std::fs::remove_file(app.root.join("components/row\nforged.jsonnet")).unwrap();
+    std::fs::remove_file(app.root.join("components/--help.jsonnet")).unwrap();
     let outside = tempfile::tempdir().unwrap();
     assert_eq!(
         ok(outside.path(), &["__complete", "2", "kf", "show", ""]),
@@ -242,7 +260,7 @@ fn completion_offers_the_apps_names() {
     );
     let tab = |line: &str| {
         let script = format!(
-            "source <(kf completion bash)\nCOMP_WORDS=({line})\nCOMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))\n_kf_app kf \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"\nprintf '%s\\n' \"${{COMPREPLY[@]}}\""
+            "source <(kf completion bash)\nCOMP_LINE='{line}'\nCOMP_POINT=${{#COMP_LINE}}\nread -ra COMP_WORDS <<< \"$COMP_LINE\"\n[[ \"$COMP_LINE\" == *' ' ]] && COMP_WORDS+=('')\nCOMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))\n_kf_app kf \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"\nprintf '%s\\n' \"${{COMPREPLY[@]}}\""
         );
         let out = std::process::Command::new(&bash)
             .arg("-c")
@@ -253,7 +271,12 @@ fn completion_offers_the_apps_names() {
             .unwrap();
         String::from_utf8_lossy(&out.stdout).to_string()
     };
-    assert_eq!(tab("kf show ''"), "default\nprod\n");
+    assert_eq!(tab("kf show "), "default\nprod\n");
+    assert_eq!(tab("kf export out "), "default\nprod\n");
+    // bash breaks words at ':': only what follows it is replaced.
+    assert_eq!(tab("kf diff local:p"), "prod\n");
+    // Nothing of kf's and not a flag: no `-` (bash then offers file names).
+    assert_eq!(tab("kf export ").trim(), "");
     assert_eq!(tab("kf param set web rep"), "replicas\n");
     let commands = tab("kf sho");
     assert!(commands.lines().any(|l| l == "show"), "{commands}");
@@ -261,7 +284,7 @@ fn completion_offers_the_apps_names() {
     let zsh = ok(&app.root, &["completion", "zsh"]);
     assert!(zsh.contains("__complete $((CURRENT-1))") && zsh.contains("compdef _kf_app kf"));
     let fish = ok(&app.root, &["completion", "fish"]);
-    assert!(fish.contains("complete -c kf -f -a '(__kf_app)'"));
+    assert!(fish.contains("-f -a '(__kf_app)'"));
 }
 
 fn which_bash() -> Option<std::path::PathBuf> {

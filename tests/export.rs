@@ -205,3 +205,178 @@ fn a_failing_render_bad_template_or_clash_writes_nothing() {
         listing(&t)
     );
 }
+
+/// `kf export DIR -c web` replaced web's files and deleted every other component's (with
+/// Flux's `prune: true`, their objects too). A partial export touches only the selected
+/// components' files; the others stay on disk and in manifest.json.
+#[test]
+fn a_partial_export_touches_only_the_selected_components_files() {
+    let app = ml_app();
+    let out = app.root.join("../out");
+    ok(&app.root, &["export", "../out"]);
+    let before = listing(&out);
+    let all = manifest(&out)["files"].as_array().unwrap().len();
+    ok(&app.root, &["param", "set", "web", "replicas", "4"]);
+    ok(&app.root, &["export", "../out", "-c", "web"]);
+    assert_eq!(listing(&out), before, "files appeared or went");
+    let m = manifest(&out);
+    assert_eq!(m["files"].as_array().unwrap().len(), all, "{m}");
+    let components: std::collections::BTreeSet<&str> = m["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["component"].as_str().unwrap())
+        .collect();
+    assert!(components.len() > 1, "{m}");
+    // web's own files were rewritten with the new value, every env's.
+    let web = m["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["component"] == "web" && f["kind"] == "Deployment" && f["env"] == "default")
+        .unwrap_or_else(|| panic!("{m}"));
+    let text = read(out.join(web["path"].as_str().unwrap()));
+    assert!(text.contains("replicas: 4"), "{text}");
+}
+
+/// A manifest.json changed by hand or by someone else is refused, naming the entry, before
+/// anything is staged or journaled; put back, the next export works: the folder is never
+/// wedged (an entry naming a folder made a journal whose step could never be carried out).
+#[test]
+fn a_tampered_manifest_is_refused_before_anything_is_journaled() {
+    let app = ml_app();
+    let out = app.root.join("../out");
+    ok(&app.root, &["export", "../out"]);
+    let text = read(out.join("manifest.json"));
+    std::fs::create_dir_all(out.join("default/folder.yaml")).unwrap();
+    let first = manifest(&out)["files"][0]["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let long = format!("{}.yaml", "n".repeat(300));
+    for (entry, why) in [
+        ("default/folder.yaml", "is a folder, not a file"),
+        (
+            ".git/config.yaml",
+            "names the manifest, .git or kf's own state",
+        ),
+        (
+            "manifest.json",
+            "names the manifest, .git or kf's own state",
+        ),
+        (".kf-journal", "names the manifest, .git or kf's own state"),
+        ("default/x\\u0000.yaml", "holds a NUL byte"),
+        (long.as_str(), "not a name a file system holds"),
+        (
+            "default/notes.txt",
+            "is not an object's .yaml or .json file",
+        ),
+        (first.as_str(), "is listed twice"),
+    ] {
+        let mut m: Value = serde_json::from_str(&text).unwrap();
+        let mut extra = m["files"][1].clone();
+        extra["path"] = Value::String(entry.replace("\\u0000", "\u{0}"));
+        m["files"].as_array_mut().unwrap().push(extra);
+        write(
+            out.join("manifest.json"),
+            &serde_json::to_string(&m).unwrap(),
+        );
+        let before = snapshot(&out);
+        let err = fails(&app.root, &["export", "../out", "default"]);
+        assert!(err.contains(why), "{entry}: {err}");
+        assert!(
+            err.contains("restore it (git checkout) or delete it"),
+            "{err}"
+        );
+        assert_eq!(snapshot(&out), before, "{entry}");
+        assert!(!out.join(".kf-journal").exists(), "{entry}");
+    }
+    write(out.join("manifest.json"), &text);
+    ok(&app.root, &["export", "../out"]);
+    assert!(out.join("default/folder.yaml").is_dir());
+}
+
+/// Exports into one folder run one at a time: two at once, with different templates,
+/// leave exactly the files the last one's manifest lists (before the lock, both exited 0
+/// and left files no manifest listed, which Flux would apply).
+#[test]
+fn exports_into_one_folder_at_the_same_time_are_serialized() {
+    let app = ml_app();
+    let out = app.root.join("../out");
+    let bin = env!("CARGO_BIN_EXE_kf");
+    for round in 0..4 {
+        let children: Vec<std::process::Child> = ["{env}/{kind}-{name}", "{name}.{kind}.{env}"]
+            .iter()
+            .map(|template| {
+                std::process::Command::new(bin)
+                    .current_dir(&app.root)
+                    .args(["export", "../out", "--template", template])
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let done = child.wait_with_output().unwrap();
+            assert!(
+                done.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&done.stderr)
+            );
+        }
+        let listed: std::collections::BTreeSet<String> = manifest(&out)["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_string())
+            .collect();
+        let on_disk: std::collections::BTreeSet<String> = listing(&out)
+            .into_iter()
+            .filter(|p| p != "manifest.json")
+            .collect();
+        assert_eq!(on_disk, listed, "round {round}");
+    }
+}
+
+/// Names kf itself writes are names it accepts back: a ClusterRole named `.kf-reader`
+/// exports and re-exports; an object named `.git` is never written into `.git` (the
+/// template's part becomes `_`); a tampered `.GIT` entry is refused whatever its case.
+#[test]
+fn names_kf_writes_are_names_it_accepts_and_never_git() {
+    let app = ml_app();
+    write(
+        app.root.join("components/rbac.yaml"),
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: .kf-reader\nrules: []\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: .git\nrules: []\n",
+    );
+    let out = app.root.join("../out");
+    ok(
+        &app.root,
+        &["export", "../out", "default", "--template", "{name}/{kind}"],
+    );
+    ok(
+        &app.root,
+        &["export", "../out", "default", "--template", "{name}/{kind}"],
+    );
+    assert!(out.join(".kf-reader/ClusterRole.yaml").is_file());
+    assert!(out.join("_/ClusterRole.yaml").is_file());
+    assert!(!out.join(".git").exists());
+    let text = read(out.join("manifest.json"));
+    let tampered = text.replacen(
+        "\"path\": \"_/ClusterRole.yaml\"",
+        "\"path\": \"sub/.GIT/a.yaml\"",
+        1,
+    );
+    assert_ne!(tampered, text);
+    write(out.join("manifest.json"), &tampered);
+    let before = snapshot(&out);
+    let err = fails(
+        &app.root,
+        &["export", "../out", "default", "--template", "{name}/{kind}"],
+    );
+    assert!(
+        err.contains("names the manifest, .git or kf's own state"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&out), before);
+}

@@ -819,3 +819,80 @@ fn cron_job_is_offered_where_the_api_serves_it_and_runs_on_its_schedule() {
     // Outside an app, every prototype is listed.
     assert!(ok(dir.path(), &["prototype", "list"]).contains("io.ksonnet.pkg.cron-job"));
 }
+
+/// `kf generate` and `kf component rm` check their params edit as `param set` does: the
+/// file as it is and as edited are evaluated, and a value other than the component's own
+/// entry that would change (here one computed from the set of components) refuses the
+/// edit, naming the file and the value; nothing is written.
+#[test]
+fn generate_and_component_rm_refuse_an_edit_that_changes_another_value() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["generate", "deployed-service", "web", "--image=nginx:1.27"],
+    );
+    let params = app.root.join("components/params.libsonnet");
+    write(
+        &params,
+        "{\n  global: {},\n  components: {\n    web: {\n      image: 'nginx:1.27',\n      replicas: std.length(std.objectFields($.components)),\n    },\n  },\n}\n",
+    );
+    let before = snapshot(&app.root);
+    let err = fails(
+        &app.root,
+        &["generate", "configMap", "settings", "--data={\"a\":\"b\"}"],
+    );
+    assert!(
+        err.contains("components/params.libsonnet: editing component 'settings' would also change components.web.replicas"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&app.root), before);
+
+    // The same shape refuses the removal of a component it counts.
+    write(
+        &params,
+        "{\n  global: {},\n  components: {\n    web: {\n      image: 'nginx:1.27',\n      replicas: std.length(std.objectFields($.components)),\n    },\n    db: {},\n  },\n}\n",
+    );
+    write(app.root.join("components/db.jsonnet"), "{}\n");
+    let before = snapshot(&app.root);
+    let err = fails(&app.root, &["component", "rm", "db"]);
+    assert!(
+        err.contains("editing component 'db' would also change components.web.replicas"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&app.root), before);
+
+    // A file that does not evaluate is not edited either.
+    write(
+        &params,
+        "{\n  global: {},\n  components: {\n    web: { image: error 'broken' },\n  },\n}\n",
+    );
+    let err = fails(&app.root, &["generate", "configMap", "other"]);
+    assert!(err.contains("the file does not evaluate as it is"), "{err}");
+}
+
+/// A params file that reads an external variable (given to `kf show` with `--ext-str`)
+/// cannot be evaluated by an edit, which is given none: generate, component rm and param
+/// set edit it with its syntax checked, as before kf read edits back.
+#[test]
+fn params_that_read_external_variables_are_still_edited() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["generate", "deployed-service", "web", "--image=nginx:1.27"],
+    );
+    let params = app.root.join("components/params.libsonnet");
+    let text = read(&params).replacen("\"nginx:1.27\"", "'nginx:' + std.extVar('IMAGE_TAG')", 1);
+    assert!(text.contains("IMAGE_TAG"), "{text}");
+    write(&params, &text);
+    ok(&app.root, &["generate", "configMap", "settings"]);
+    ok(&app.root, &["param", "set", "web", "replicas", "3"]);
+    ok(&app.root, &["component", "rm", "settings"]);
+    let out = ok(
+        &app.root,
+        &["show", "default", "--ext-str", "IMAGE_TAG=1.0"],
+    );
+    assert!(
+        out.contains("image: nginx:1.0") && out.contains("replicas: 3"),
+        "{out}"
+    );
+}

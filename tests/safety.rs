@@ -725,7 +725,7 @@ fn deep_nesting_fails_with_a_message_never_a_crash() {
     write(&params, &deep);
     let err = fails(&app.root, &["param", "set", "ns", "name", "x"]);
     assert!(
-        err.contains("components/params.libsonnet:") && err.contains("nested more than"),
+        err.contains("components/params.libsonnet:2:") && err.contains("nested 30001 levels deep"),
         "{err}"
     );
     assert_eq!(read(&params), deep);

@@ -110,10 +110,19 @@ fn stage_env_files(root: &Path, env_path: &str, api: &ApiSpec, files: &mut FileS
     files.write(dir.join("main.jsonnet"), templates::ENV_MAIN);
     files.write(dir.join("params.libsonnet"), templates::ENV_PARAMS);
     files.write(dir.join("globals.libsonnet"), templates::ENV_GLOBALS);
-    let lib = root.join("lib").join("ksonnet-lib").join(&api.version);
-    for (name, bytes) in &api.lib {
-        files.write(lib.join(name), bytes.clone());
+    stage_lib(root, &api.version, &api.lib, files);
+}
+
+/// Stage `lib` as the whole of `lib/ksonnet-lib/<version>/`: a library made anew replaces
+/// the folder, so no file of the spec it replaces stays behind (nothing when `lib` is
+/// empty: the carried version's library is made when rendering).
+fn stage_lib(root: &Path, version: &str, lib: &atomic::DirFiles, files: &mut FileSet) {
+    if lib.is_empty() {
+        return;
     }
+    let dir = root.join("lib").join("ksonnet-lib").join(version);
+    files.remove_dir(&dir);
+    files.write_dir(dir, lib.clone());
 }
 
 /// `kf init`: build the whole app in a hidden sibling folder, then rename it into place,
@@ -144,6 +153,12 @@ pub fn init_app(target: &Path, env: &EnvOptions) -> Result<PathBuf, AppError> {
         return Err(AppError::Invalid {
             path: parent,
             message: "parent folder does not exist".into(),
+        });
+    }
+    if let Some(message) = destination_problem(env.server.as_deref(), env.namespace.as_deref()) {
+        return Err(AppError::Invalid {
+            path: parent.join(&name),
+            message: format!("{message}; nothing was created"),
         });
     }
     let api = match &env.api_spec {
@@ -205,6 +220,7 @@ pub fn init_app(target: &Path, env: &EnvOptions) -> Result<PathBuf, AppError> {
 /// `kf env add`.
 pub fn add_env(app: &App, env: &EnvOptions) -> Result<(), AppError> {
     validate_env_name(&env.name)?;
+    check_destination(app, env.server.as_deref(), env.namespace.as_deref())?;
     if app.environments().iter().any(|e| e.name == env.name) {
         return Err(AppError::Invalid {
             path: app.root.join(super::APP_FILE),
@@ -264,6 +280,27 @@ pub fn add_env(app: &App, env: &EnvOptions) -> Result<(), AppError> {
     Ok(())
 }
 
+fn destination_problem(server: Option<&str>, namespace: Option<&str>) -> Option<String> {
+    server
+        .and_then(super::server_problem)
+        .or_else(|| namespace.and_then(super::namespace_problem))
+}
+
+/// A server or namespace the API server would refuse is refused before it is written.
+fn check_destination(
+    app: &App,
+    server: Option<&str>,
+    namespace: Option<&str>,
+) -> Result<(), AppError> {
+    match destination_problem(server, namespace) {
+        Some(message) => Err(AppError::Invalid {
+            path: app.root.join(super::APP_FILE),
+            message: format!("{message}; nothing was changed"),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// `kf env rm`: the entry, its folder and the current-env marker if it named it, in one
 /// atomic step. Now-empty parents of a nested env (us-west/prod → us-west) go too.
 pub fn remove_env(app: &App, name: &str, from_override: bool) -> Result<(), AppError> {
@@ -319,6 +356,7 @@ pub struct EnvChanges {
 /// `kf env set`: change destination, version or name (renaming moves the folder).
 pub fn update_env(app: &App, name: &str, changes: &EnvChanges) -> Result<(), AppError> {
     let env = app.environment(name)?;
+    check_destination(app, changes.server.as_deref(), changes.namespace.as_deref())?;
     let mut entry = env.spec.clone();
     if let Some(s) = &changes.server {
         entry.destination.server = s.clone();
@@ -372,10 +410,7 @@ pub fn update_env(app: &App, name: &str, changes: &EnvChanges) -> Result<(), App
         files.write(app.root.join(super::APP_FILE), app.spec_text(&spec));
     }
     if let Some((version, lib)) = swagger {
-        let dir = app.root.join("lib").join("ksonnet-lib").join(&version);
-        for (name, bytes) in lib {
-            files.write(dir.join(name), bytes);
-        }
+        stage_lib(&app.root, &version, &lib, &mut files);
     }
     if new_name != name {
         let from = app.env_dir(&env);

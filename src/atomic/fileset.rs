@@ -89,12 +89,35 @@ impl FileSet {
     pub fn commit(self) -> Result<(), WriteError> {
         let root = self.root.canonicalize().map_err(io_err(&self.root))?;
         let targets = self.resolved()?;
+        // An export folder's files are named from templates and objects: one its journal
+        // could not name is refused before anything is staged.
+        if self.scope == journal::Scope::Export {
+            for path in targets
+                .writes
+                .iter()
+                .map(|(p, _)| p)
+                .chain(&targets.removals)
+            {
+                let rel = path.strip_prefix(&root).unwrap_or(path);
+                if !self.scope.allows(rel) {
+                    return Err(WriteError::BadName {
+                        path: path.to_string_lossy().escape_debug().to_string(),
+                        why: "kf never writes `.git` or its own journal in an export folder",
+                    });
+                }
+            }
+        }
         let mut plan = Plan::default();
         if let Err(e) = plan.stage(&targets) {
             plan.discard();
             return Err(e);
         }
-        plan.execute(&root, self.scope)
+        if let Err(e) = plan.journal(&root, self.scope) {
+            // Nothing was renamed: what was staged goes.
+            plan.discard();
+            return Err(e);
+        }
+        plan.run(&root)
     }
 
     /// Every target as a real path inside the root (or the first one that is not).
@@ -111,7 +134,10 @@ impl FileSet {
             dirs: self
                 .dirs
                 .iter()
-                .map(|(p, f)| Ok((inside(p)?, f.clone())))
+                .map(|(p, f)| {
+                    super::check_dir_files(p, f)?;
+                    Ok((inside(p)?, f.clone()))
+                })
                 .collect::<Result<_, WriteError>>()?,
             moves: self
                 .moves
@@ -234,12 +260,17 @@ impl Plan {
         }
     }
 
-    /// Journal (unless one rename does it all), run every step, fsync, drop the journal.
-    fn execute(&self, root: &Path, scope: journal::Scope) -> Result<(), WriteError> {
+    /// Whether one rename does it all (no journal needed).
+    fn single(&self) -> bool {
         let steps: Vec<&Step> = self.steps().collect();
-        let single = steps.len() == 1 && matches!(steps[0], Step::Rename { .. });
+        steps.len() == 1 && matches!(steps[0], Step::Rename { .. })
+    }
+
+    /// Write the journal (the commit point), unless one rename does it all.
+    fn journal(&self, root: &Path, scope: journal::Scope) -> Result<(), WriteError> {
+        let steps: Vec<&Step> = self.steps().collect();
         let journal = root.join(JOURNAL_FILE);
-        if !single {
+        if !self.single() {
             let relative = steps.iter().map(|s| s.relative_to(root)).collect();
             let invalid =
                 |e: journal::JournalError| io_err(&journal)(std::io::Error::other(e.to_string()));
@@ -251,6 +282,14 @@ impl Plan {
                 .map_err(|e| io_err(&journal)(e.error))?;
             sync_dir(root)?;
         }
+        Ok(())
+    }
+
+    /// Run every step, fsync, drop the journal.
+    fn run(&self, root: &Path) -> Result<(), WriteError> {
+        let steps: Vec<&Step> = self.steps().collect();
+        let single = self.single();
+        let journal = root.join(JOURNAL_FILE);
         for step in steps {
             fault_point("before-rename");
             fault_step();

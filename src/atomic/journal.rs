@@ -67,7 +67,8 @@ pub enum Scope {
 }
 
 impl Scope {
-    fn allows(self, rel: &Path) -> bool {
+    /// Whether kf may name `rel` (relative to the folder) in a journal of this scope.
+    pub fn allows(self, rel: &Path) -> bool {
         match self {
             Scope::App => is_managed(rel),
             Scope::Export => {

@@ -52,6 +52,10 @@ pub enum WriteError {
     )]
     Symlink { path: PathBuf },
     #[error(
+        "refusing to write '{path}': {why}; the name came from outside kf (a file, a server's reply, a template): nothing was changed"
+    )]
+    BadName { path: String, why: &'static str },
+    #[error(
         "an interrupted kf change could not be completed ({step}): {source}; fix the cause and run kf again (the plan is in {journal})"
     )]
     Recovery {
@@ -99,6 +103,7 @@ pub fn resolve_inside(root: &Path, path: &Path) -> Result<PathBuf, WriteError> {
     let Some((last, folders)) = parts.split_last() else {
         return Err(outside(joined.clone()));
     };
+    check_names(path, &parts)?;
     let mut real = real_root.clone();
     let mut exists = true;
     for (i, part) in folders.iter().enumerate() {
@@ -131,6 +136,43 @@ pub fn resolve_inside(root: &Path, path: &Path) -> Result<PathBuf, WriteError> {
         });
     }
     Ok(real)
+}
+
+/// The longest name one folder entry may have (NAME_MAX of Linux's file systems).
+const NAME_MAX: usize = 255;
+/// The longest path kf writes below a root (PATH_MAX, less room for the root itself).
+const PATH_MAX: usize = 3072;
+
+/// Every name of a path must be one a file system holds: no NUL byte, at most 255 bytes;
+/// the whole no longer than [`PATH_MAX`]. Checked before anything is staged or journaled,
+/// so a name from a served spec or a manifest can never leave a journal whose step no
+/// file system can carry out.
+fn check_names(path: &Path, parts: &[&std::ffi::OsStr]) -> Result<(), WriteError> {
+    use std::os::unix::ffi::OsStrExt;
+    let bad = |why| WriteError::BadName {
+        path: path.to_string_lossy().escape_debug().to_string(),
+        why,
+    };
+    if parts.iter().any(|p| p.as_bytes().contains(&0)) {
+        return Err(bad("a file name cannot hold a NUL byte"));
+    }
+    if parts.iter().any(|p| p.len() > NAME_MAX) {
+        return Err(bad("a file name is longer than 255 bytes"));
+    }
+    if parts.iter().map(|p| p.len() + 1).sum::<usize>() > PATH_MAX {
+        return Err(bad("the path is longer than 3072 bytes"));
+    }
+    Ok(())
+}
+
+/// Check a new folder's file names (relative to `dir`) as [`resolve_inside`] checks paths.
+fn check_dir_files(dir: &Path, files: &DirFiles) -> Result<(), WriteError> {
+    for (name, _) in files {
+        let path = dir.join(name);
+        let parts: Vec<&std::ffi::OsStr> = Path::new(name).iter().collect();
+        check_names(&path, &parts)?;
+    }
+    Ok(())
 }
 
 /// A new folder's files: path relative to the folder → contents.
@@ -171,6 +213,55 @@ mod tests {
             resolve_inside(&root, Path::new("vendor")),
             Err(WriteError::Symlink { .. })
         ));
+    }
+
+    #[test]
+    fn names_no_file_system_holds_are_refused_before_anything_is_journaled() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("app.yaml"), "old").unwrap();
+        let long = "n".repeat(256);
+        let deep = vec!["d".repeat(200); 16].join("/");
+        for bad in ["lib/apps.v1\0x.libsonnet", long.as_str(), deep.as_str()] {
+            let mut set = FileSet::new(root);
+            set.write(root.join("app.yaml"), "new")
+                .write(root.join(bad), "x");
+            assert!(
+                matches!(set.commit(), Err(WriteError::BadName { .. })),
+                "{bad}"
+            );
+            let mut set = FileSet::new(root);
+            set.write(root.join("app.yaml"), "new")
+                .write_dir(root.join("lib"), vec![(bad.to_string(), b"x".to_vec())]);
+            assert!(
+                matches!(set.commit(), Err(WriteError::BadName { .. })),
+                "{bad}"
+            );
+            assert_eq!(fs::read_to_string(root.join("app.yaml")).unwrap(), "old");
+            assert!(!root.join(JOURNAL_FILE).exists());
+            assert!(!root.join("lib").exists());
+        }
+        let ok = "n".repeat(255);
+        assert!(resolve_inside(root, Path::new(&ok)).is_ok());
+    }
+
+    #[test]
+    fn a_journal_kf_refuses_to_seal_leaves_nothing_staged() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("app.yaml"), "old").unwrap();
+        // Two steps (so a journal), one of a file kf does not manage in an app.
+        let mut set = FileSet::new(root);
+        set.write(root.join("app.yaml"), "new")
+            .write(root.join("notes.txt"), "x");
+        assert!(set.commit().is_err());
+        let names: Vec<String> = fs::read_dir(root)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["app.yaml"]);
+        assert_eq!(fs::read_to_string(root.join("app.yaml")).unwrap(), "old");
     }
 
     #[test]

@@ -97,15 +97,41 @@ const BASH_APP_NAMES: &str = r#"
 # The app's environments, components, prototypes, params, registries and packages,
 # from `kf __complete`; clap's completion of commands and flags otherwise.
 _kf_app() {
-    local found
-    found=$("${COMP_WORDS[0]}" __complete "$COMP_CWORD" "${COMP_WORDS[@]}" 2>/dev/null)
+    # The words up to the cursor, split at blanks only (bash's COMP_WORDS also splits at
+    # ':' and '=', which would cut `local:dev` in two); `read` expands no glob.
+    local line="${COMP_LINE:0:COMP_POINT}" found strip="" name quoted
+    local -a words names
+    read -r -a words <<< "$line"
+    if [[ -z "$line" || "$line" == *[[:space:]] ]]; then
+        words+=("")
+    fi
+    local last=$(( ${#words[@]} - 1 ))
+    found=$("${words[0]}" __complete "$last" "${words[@]}" 2>/dev/null)
     if [[ -n "$found" ]]; then
-        # One name a line (IFS only here: clap's _kf splits its words on blanks).
-        local IFS=$'\n'
-        COMPREPLY=($found)
+        # One name a line, read as it is (no splitting at blanks, no globbing), each put
+        # on the line quoted (%q): a `*` or `$(...)` in a name stays text.
+        mapfile -t names <<< "$found"
+        # bash replaces only what follows the word's last ':' when ':' breaks words.
+        if [[ "${words[last]}" == *:* && "$COMP_WORDBREAKS" == *:* ]]; then
+            strip="${words[last]%:*}:"
+        fi
+        COMPREPLY=()
+        for name in "${names[@]}"; do
+            printf -v quoted '%q' "${name#"$strip"}"
+            COMPREPLY+=("$quoted")
+        done
         return 0
     fi
     _kf "$@"
+    # clap offers every flag at every word; a word that does not start with '-' gets
+    # its other answers only, and bash's own (file names) when none is left.
+    if [[ "$2" != -* ]]; then
+        local -a kept=()
+        for name in "${COMPREPLY[@]}"; do
+            [[ "$name" == -* ]] || kept+=("$name")
+        done
+        COMPREPLY=("${kept[@]}")
+    fi
 }
 complete -F _kf_app -o bashdefault -o default kf
 "#;
@@ -124,13 +150,14 @@ _kf_app() {
 "#;
 
 const FISH_APP_NAMES: &str = r#"
-# The app's environments, components, prototypes, params, registries and packages.
+# The app's environments, components, prototypes, params, registries and packages. Fish
+# puts each on the line escaped. Only where kf has names are file names left out.
 function __kf_app
     set -l words (commandline -opc)
     set -l current (commandline -ct)
     $words[1] __complete (count $words) $words "$current" 2>/dev/null
 end
-complete -c kf -f -a '(__kf_app)'
+complete -c kf -n 'count (__kf_app) >/dev/null' -f -a '(__kf_app)'
 "#;
 
 /// `kf __complete INDEX kf WORD…`: the app's names for word INDEX, one a line; nothing

@@ -43,8 +43,9 @@ fn generate(ctx: &Context_) -> Result<()> {
             Some(e) => e,
             None => {
                 let envs: Vec<String> = app.environments().into_iter().map(|e| e.name).collect();
+                let first = envs.first().map_or("prod", String::as_str);
                 bail!(
-                    "no environment: give the plugin parameter `env` or the Application's plugin env KF_ENV (one of {})",
+                    "no environment: give the plugin parameter `env` (in the Application, spec.source.plugin.parameters: [{{name: env, string: {first}}}]) or the plugin env KF_ENV (spec.source.plugin.env: [{{name: KF_ENV, value: {first}}}]); the app's environments: {}",
                     envs.join(", ")
                 )
             }
@@ -68,7 +69,10 @@ fn generate(ctx: &Context_) -> Result<()> {
             },
             value,
             kf::workflow::params::SetOptions::default(),
-        )?;
+        )
+        .map_err(|e| {
+            anyhow::anyhow!("plugin parameter `params`, entry '{component}.{key}': {e}")
+        })?;
     }
     let objects = kf::render::render(
         &app,

@@ -7,8 +7,8 @@ use clap::Args;
 use kf::app::App;
 use kf::app::create::{EnvOptions, add_env, init_app};
 use kf::prototype::Given;
-use kf::prototype::generate::generate;
 use kf::render::{RenderOptions, output};
+use kf::workflow::component::generate;
 use kf::workflow::params::{ParamTarget, SetOptions, set};
 
 /// Build a throw-away app from the built-in prototypes and print its `prod` manifests.

@@ -142,6 +142,17 @@ pub struct SetArgs {
     destination: DestinationArgs,
 }
 
+/// A library made from a spec is bounded by --eval-timeout from the spec's reading to the
+/// last file written (a kf stopped while writing leaves the app as before or, past the
+/// journal, as after).
+fn bounded(d: &DestinationArgs, env: &str) -> Option<kf::engine::watchdog::Evaluating> {
+    let spec = d.api_spec.as_deref()?;
+    let (spec, env) = (spec.to_string(), env.to_string());
+    Some(kf::engine::watchdog::Evaluating::generating(move || {
+        format!("--api-spec {spec} for environment '{env}'")
+    }))
+}
+
 pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
     let writes = match &cmd {
         EnvCommand::List { .. } | EnvCommand::Describe { .. } => false,
@@ -152,6 +163,7 @@ pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
     let (app, _lock) = ctx.app_for(writes)?;
     match cmd {
         EnvCommand::Add(a) => {
+            let _bounded = bounded(&a.destination, &a.name);
             // `server` asks the new env's server: an env of the app with its name and server.
             let spec = a.destination.read_api_spec(|| {
                 let Some(mut env) = app.environments().first().cloned() else {
@@ -220,6 +232,7 @@ pub fn run(ctx: &Context_, cmd: EnvCommand) -> Result<()> {
             {
                 bail!("nothing to change: give --name, --server, --namespace or --api-spec");
             }
+            let _bounded = bounded(d, &a.name);
             // `server` asks the env's server (the new one, with --server).
             let spec = d.read_api_spec(|| Ok(app.environment(&a.name)?))?;
             create::update_env(

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 
-use kf::prototype::generate::generate;
 use kf::prototype::{Catalog, Given, Prototype, instantiate};
+use kf::workflow::component::generate;
 
 use super::{Context_, table};
 

@@ -137,11 +137,12 @@ pub fn run(ctx: &Context_, cmd: ParamCommand) -> Result<()> {
                 .iter()
                 .map(|r| vec![r.component.clone(), r.param.clone(), display(&r.value)])
                 .collect();
-            table::print(
+            table::print_keeping_lines(
                 "params",
                 &["COMPONENT", "PARAM", "VALUE"],
                 &cells,
                 &a.output,
+                Some(2),
             );
         }
         ParamCommand::Diff(a) => {

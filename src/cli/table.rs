@@ -2,6 +2,32 @@
 //! widest cell, one space between columns, trailing blanks trimmed.
 
 pub fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
+    render_keeping_lines(headers, rows, None)
+}
+
+/// [`render`], with the line breaks of column `lines_in` kept (`param list` prints nested
+/// values over several lines, as ksonnet did). Names come from untrusted folders: no other
+/// cell carries a control character, so a name cannot forge a row or move the cursor.
+fn render_keeping_lines(headers: &[&str], rows: &[Vec<String>], lines_in: Option<usize>) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    if Some(i) == lines_in {
+                        c.split('\n')
+                            .map(kf::message::printable)
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    } else {
+                        kf::message::printable(c).into_owned()
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let rows = &rows;
     let cols = headers.len();
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for row in rows {
@@ -37,6 +63,17 @@ pub fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
 /// `json` (`{"kind": <table>, "data": [{<column>: <cell>}]}`, every cell a string, what
 /// `ks … -o json` printed), or the same document as `yaml`.
 pub fn print(kind: &str, headers: &[&str], rows: &[Vec<String>], output: &str) {
+    print_keeping_lines(kind, headers, rows, output, None)
+}
+
+/// [`print`], the table keeping the line breaks of column `lines_in`.
+pub fn print_keeping_lines(
+    kind: &str,
+    headers: &[&str],
+    rows: &[Vec<String>],
+    output: &str,
+    lines_in: Option<usize>,
+) {
     match output {
         "json" | "yaml" => {
             let data: Vec<serde_json::Value> = rows
@@ -57,7 +94,7 @@ pub fn print(kind: &str, headers: &[&str], rows: &[Vec<String>], output: &str) {
                 println!("{}", tab_indented(&doc));
             }
         }
-        _ => print!("{}", render(headers, rows)),
+        _ => print!("{}", render_keeping_lines(headers, rows, lines_in)),
     }
 }
 

@@ -1,7 +1,7 @@
 use anyhow::{Result, bail};
 use clap::Args;
 
-use kf::workflow::validate::{validate_offline, validate_on_server};
+use kf::workflow::validate::{destination_problems, validate_offline, validate_on_server};
 
 use super::Context_;
 use super::cluster_args::runtime;
@@ -36,7 +36,25 @@ pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
     } else {
         a.render.render_partial(ctx)?
     };
-    let k8s_version = rendered.app.environment(&rendered.env)?.k8s_version.clone();
+    let env = rendered.app.environment(&rendered.env)?;
+    let k8s_version = env.k8s_version.clone();
+    // The env's own entry first: a server without a scheme is not worth connecting to.
+    let app_file = rendered.app.root.join(if env.is_override {
+        kf::app::OVERRIDE_FILE
+    } else {
+        kf::app::APP_FILE
+    });
+    let text = std::fs::read_to_string(&app_file).unwrap_or_default();
+    let destination = destination_problems(&env, &app_file, &text);
+    if a.server && !destination.is_empty() {
+        for p in &destination {
+            eprintln!("{}", p.line());
+        }
+        bail!(
+            "environment '{}' sets a destination the API server would refuse",
+            env.name
+        );
+    }
     let mut printer = Printer::new(a.output.output());
     let report = if a.server {
         let target = a.cluster.target(&rendered, &a.render.jsonnet)?;
@@ -53,6 +71,8 @@ pub fn run(ctx: &Context_, a: ValidateArgs) -> Result<()> {
         report.add_render_failures(&failed);
         report
     };
+    let mut report = report;
+    report.add_destination_problems(destination);
     printer.done();
     for p in &report.problems {
         eprintln!("{}", p.line());

@@ -213,9 +213,30 @@ impl Engine {
             max_trace: 12,
             padding: 4,
         };
-        let message = format
-            .format(error)
-            .unwrap_or_else(|_| error.error().to_string());
+        let message = match error.error() {
+            // The analysis has no stack to trace: each finding says where it is itself.
+            jrsonnet_evaluator::error::ErrorKind::StaticAnalysisError(found) => {
+                let each: Vec<String> = found
+                    .iter()
+                    .map(|d| match &d.span {
+                        Some(span) => {
+                            let [at] = span.0.map_source_locations(&[span.1]);
+                            let file = span
+                                .0
+                                .source_path()
+                                .path()
+                                .map_or_else(|| "<input>".to_string(), |p| self.shown(p));
+                            format!("{file}:{}:{}: {}", at.line, at.column, d.message)
+                        }
+                        None => d.message.clone(),
+                    })
+                    .collect();
+                format!("static analysis errors: {}", each.join("; "))
+            }
+            _ => format
+                .format(error)
+                .unwrap_or_else(|_| error.error().to_string()),
+        };
         EvalError { message }
     }
 }

@@ -98,11 +98,29 @@ pub fn generate(spec: &Value) -> Result<Generated, SpecError> {
     generate_from(spec, None)
 }
 
+/// The most a generated library may weigh (Kubernetes v1.33's is 1.3 MB).
+pub const MAX_LIB_BYTES: usize = 512 << 20;
+
 /// The files of an env's `lib/ksonnet-lib/<version>/` folder, generated from the spec
 /// `bytes` (one of [`CARRIED`], or the app's own), the spec among them.
 pub fn lib_files(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, SpecError> {
+    // The spec is written beside the library as swagger.json, which kf reads back.
+    let cap = crate::sandbox::RENDER_FILE_CAP;
+    if bytes.len() as u64 > cap {
+        return Err(SpecError::TooBig {
+            what: format!("{} bytes", bytes.len()),
+            limit: format!("{} MiB, what kf reads of a file", cap >> 20),
+        });
+    }
     let spec: Value = serde_json::from_slice(bytes).map_err(SpecError::NotJson)?;
     let g = generate_from(&spec, Some(bytes))?;
+    let written: usize = g.files.iter().map(|(_, t)| t.len()).sum();
+    if written > MAX_LIB_BYTES {
+        return Err(SpecError::TooBig {
+            what: format!("its library would be {} MiB", written >> 20),
+            limit: format!("{} MiB", MAX_LIB_BYTES >> 20),
+        });
+    }
     let mut files: Vec<(String, Vec<u8>)> = g
         .files
         .into_iter()

@@ -118,7 +118,15 @@ pub enum SpecError {
         len: usize,
         head: String,
     },
+    #[error(
+        "the spec is too big to make a library of: {what}, over kf's bound of {limit}; a real API server's spec (its CRDs' included) is far smaller: check where it came from"
+    )]
+    TooBig { what: String, limit: String },
 }
+
+/// The most definitions kf makes a library of: Kubernetes has under 1,000, and a cluster
+/// with thousands of CRDs stays far below this; each becomes one or two files.
+pub const MAX_DEFINITIONS: usize = 50_000;
 
 impl ApiSpec {
     pub fn from_swagger(spec: &Value) -> Result<ApiSpec, SpecError> {
@@ -131,6 +139,12 @@ impl ApiSpec {
             .ok_or(SpecError::NoVersion)?;
         let kubernetes_version =
             semver_of(version).ok_or_else(|| SpecError::BadVersion(version.to_string()))?;
+        if raw_defs.len() > MAX_DEFINITIONS {
+            return Err(SpecError::TooBig {
+                what: format!("{} definitions", raw_defs.len()),
+                limit: format!("{MAX_DEFINITIONS} definitions"),
+            });
+        }
         let components = components(spec)?;
         let mut definitions = BTreeMap::new();
         for (id, schema) in raw_defs {

@@ -10,12 +10,37 @@ use crate::engine::lexer::{LexError, line_of};
 
 const INDENT: &str = "  ";
 
+/// The deepest key an edit writes (`a.b.c` is 3): each new level is a line indented one
+/// more step, so the text an edit makes grows with the square of the depth.
+pub const MAX_KEY_DEPTH: usize = 128;
+
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum EditError {
+    #[error(
+        "{file}:{line}:{column}: the file does not parse as Jsonnet ({message}); kf edits only a file it can read whole. Fix it there, then run the command again; nothing was written"
+    )]
+    Unparsed {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
     #[error("{file}:{}: {}", .error.line, .error.message)]
     Syntax { file: String, error: LexError },
     #[error("{file}: {what}")]
     Shape { file: String, what: String },
+    #[error(
+        "{file}: the edit would make the file {bytes} bytes, more than the {cap} kf reads back; nothing was written. Keep large data in a file of its own and import it"
+    )]
+    TooLarge {
+        file: String,
+        bytes: usize,
+        cap: u64,
+    },
+    #[error(
+        "param key with {depth} levels: kf sets keys at most {MAX_KEY_DEPTH} levels deep; nothing was written"
+    )]
+    TooDeep { depth: usize },
     #[error("{file}: {path} is not set{hint}")]
     NotSet {
         file: String,
@@ -68,7 +93,16 @@ impl<'a> ParamsFile<'a> {
     /// (brackets are paired on a stack, which refuses kf's bracket limit), and what reads
     /// the edited file after it is depth-limited itself (params/literal.rs) or checks
     /// nesting before parsing (the engine).
+    ///
+    /// The text must parse as Jsonnet first (`syntax::parses`): the bracket pairing finds
+    /// fields exactly only in text that does, so nothing is edited that did not parse.
     pub fn parse(name: &'a str, text: &'a str) -> Result<ParamsFile<'a>, EditError> {
+        super::syntax::parses(name, text).map_err(|e| EditError::Unparsed {
+            file: name.to_string(),
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        })?;
         let doc = Document::parse(text).map_err(|error| EditError::Syntax {
             file: name.to_string(),
             error,
@@ -171,19 +205,22 @@ impl<'a> ParamsFile<'a> {
         inherit: Inherit,
     ) -> Result<String, EditError> {
         assert!(!path.is_empty(), "a params path has at least one key");
+        if path.len() > MAX_KEY_DEPTH {
+            return Err(EditError::TooDeep { depth: path.len() });
+        }
         let root_obj = self.root(root)?;
         let walk = self.walk(root_obj, path)?;
         if walk.found == path.len() {
             let (_, field) = walk.fields.last().unwrap_or_else(|| unreachable!());
             let value = keep_quote_style(&self.doc.text[field.value_start..field.value_end], value);
-            return Ok(self.apply(Splice {
+            return self.apply(Splice {
                 start: field.value_start,
                 end: field.value_end,
                 text: value,
-            }));
+            });
         }
         let missing = &path[walk.found..];
-        Ok(self.apply(self.insert(&walk.obj, missing, value, inherit)))
+        self.apply(self.insert(&walk.obj, missing, value, inherit))
     }
 
     /// Like [`ParamsFile::set`] for a multi-line value written with a two-space base
@@ -256,7 +293,7 @@ impl<'a> ParamsFile<'a> {
             }
         }
         let (_, field) = &walk.fields[idx];
-        Ok(self.apply(self.removal(field)))
+        self.apply(self.removal(field))
     }
 
     /// Keys present directly under `path` (for listing and error hints).
@@ -285,13 +322,24 @@ impl<'a> ParamsFile<'a> {
             && self.doc.text[field_end..inner_end].trim().is_empty()
     }
 
-    fn apply(&self, s: Splice) -> String {
+    /// The text with the splice made; never more than kf reads back (a file over the
+    /// read cap would make every later command refuse the app).
+    fn apply(&self, s: Splice) -> Result<String, EditError> {
         let t = self.doc.text;
-        let mut out = String::with_capacity(t.len() + s.text.len());
+        let bytes = t.len() - (s.end - s.start) + s.text.len();
+        let cap = crate::sandbox::RENDER_FILE_CAP;
+        if bytes as u64 > cap {
+            return Err(EditError::TooLarge {
+                file: self.name.to_string(),
+                bytes,
+                cap,
+            });
+        }
+        let mut out = String::with_capacity(bytes);
         out.push_str(&t[..s.start]);
         out.push_str(&s.text);
         out.push_str(&t[s.end..]);
-        out
+        Ok(out)
     }
 
     /// Text that inserts `path: value` (nesting new objects as needed) into `obj`.

@@ -5,6 +5,7 @@
 pub mod editor;
 pub mod literal;
 pub mod structure;
+pub mod syntax;
 pub mod value;
 
 pub use editor::{EditError, Inherit, ParamsFile, Root};

@@ -23,6 +23,10 @@ pub enum ComponentWriteError {
         "{file}: the edit would not parse ({message}); nothing was written. This is a kf bug, please report it"
     )]
     BrokenEdit { file: String, message: String },
+    /// The edit would change more than the component's own entry, or the file does not
+    /// evaluate (the message names the file).
+    #[error("{0}")]
+    Refused(String),
     #[error(transparent)]
     Write(#[from] atomic::WriteError),
     #[error(transparent)]
@@ -33,19 +37,10 @@ pub enum ComponentWriteError {
 /// level (`local` and `if` chains as well as brackets): deeper text is refused first.
 pub fn check_syntax(file: &str, code: &str) -> Result<(), ComponentWriteError> {
     let code = crate::params::split_bom(code).1;
-    crate::engine::limits::check_nesting(code.as_bytes()).map_err(|e| {
-        ComponentWriteError::BrokenEdit {
-            file: file.to_string(),
-            message: e.to_string(),
-        }
-    })?;
-    let source = jrsonnet_ir::Source::new_virtual(file.into(), code.into());
-    jrsonnet_ir_parser::parse(code, &jrsonnet_ir_parser::ParserSettings { source })
-        .map(|_| ())
-        .map_err(|e| ComponentWriteError::BrokenEdit {
-            file: file.to_string(),
-            message: e.message,
-        })
+    crate::params::syntax::parses(file, code).map_err(|e| ComponentWriteError::BrokenEdit {
+        file: file.to_string(),
+        message: e.message,
+    })
 }
 
 /// The params block for a component, as Jsonnet source lines.
@@ -68,12 +63,18 @@ fn params_block(params: &BTreeMap<String, String>) -> String {
     )
 }
 
+/// What checks an edit of a params file before it is written: (path, text as it is, text
+/// as edited, component) → why not (a higher layer evaluates both; see
+/// `workflow::params::check_component_edit`).
+pub type VerifyEdit<'a> = &'a dyn Fn(&std::path::Path, &str, &str, &str) -> Result<(), String>;
+
 pub fn generate(
     app: &App,
     catalog: &Catalog,
     prototype: &str,
     component: &str,
     given: &BTreeMap<String, Given>,
+    verify: VerifyEdit,
 ) -> Result<(), ComponentWriteError> {
     app::validate_component_name(component)?;
     let proto = catalog.find(prototype)?;
@@ -93,6 +94,7 @@ pub fn generate(
         )
     })?;
     check_syntax(file, &edited)?;
+    verify(&params_path, &params_text, &edited, component).map_err(ComponentWriteError::Refused)?;
     let comp_file = format!("components/{component}.jsonnet");
     check_syntax(&comp_file, &instance.source)?;
     let mut files = FileSet::new(&app.root);

@@ -4,8 +4,9 @@
 //!
 //! The repo server runs both in a fresh copy of the Application's source path, with the
 //! Application's environment entries as `ARGOCD_ENV_<NAME>` and its plugin parameters as
-//! JSON in `ARGOCD_APP_PARAMETERS` (`[{"name": "env", "string": "prod"}, {"name":
-//! "params", "map": {"web.replicas": "3"}}]`). `generate` writes the manifests to stdout.
+//! JSON in `ARGOCD_APP_PARAMETERS` (`[{"name":"env","string":"prod"},{"map":
+//! {"web.replicas":"3"},"name":"params"}]`; `null` when the Application's plugin block sets
+//! none, absent when it has no plugin block). `generate` writes the manifests to stdout.
 
 use serde_json::Value;
 
@@ -55,8 +56,17 @@ pub fn request(
         return Ok(request);
     };
     let bad = |m: String| CmpError::Parameters(m);
-    let list: Vec<Value> = serde_json::from_str(parameters)
-        .map_err(|e| bad(format!("not a JSON list of parameters ({e})")))?;
+    // Argo CD's repo server sends `null` for an Application whose plugin block sets no
+    // parameters: it JSON-encodes a nil list (ApplicationSourcePluginParameters.Environ,
+    // pkg/apis/application/v1alpha1/types.go). That is an empty list.
+    let list: Vec<Value> = serde_json::from_str::<Option<Vec<Value>>>(parameters)
+        .map_err(|e| {
+            bad(format!(
+                "not a JSON list of parameters ({}); Argo CD writes it from the Application's spec.source.plugin.parameters",
+                crate::message::json_error_summary(&e)
+            ))
+        })?
+        .unwrap_or_default();
     let components: Vec<String> = app
         .components()
         .map_err(|e| CmpError::Invalid(e.to_string()))?
@@ -73,10 +83,17 @@ pub fn request(
                 }
             }
             "params" => {
-                let Some(map) = p.get("map").and_then(Value::as_object) else {
-                    return Err(bad(
-                        "parameter 'params' must be a map of component.param to value".into(),
-                    ));
+                // A parameter named with no value (Argo CD writes `{"name":"params"}`) sets
+                // nothing.
+                let given = ["string", "array"].iter().any(|k| p.get(*k).is_some());
+                let map = match p.get("map") {
+                    Some(Value::Object(map)) => map,
+                    None if !given => continue,
+                    _ => {
+                        return Err(bad(
+                            "parameter 'params' must be a map of component.param to value: in the Application, spec.source.plugin.parameters: [{name: params, map: {web.replicas: \"3\"}}]".into(),
+                        ));
+                    }
                 };
                 for (key, value) in map {
                     let value = match value {

@@ -13,36 +13,62 @@ use crate::prototype::generate::{ComponentWriteError, check_syntax};
 pub fn remove(app: &App, name: &str) -> Result<(), ComponentWriteError> {
     let component = app.component(name)?;
     let mut files = FileSet::new(&app.root);
-    let mut edit = |path: PathBuf, key: &str| -> Result<(), ComponentWriteError> {
-        let text = match app.read_text(&path) {
-            Ok(t) => t,
-            Err(AppError::Unreadable(e)) if e.is_not_found() => return Ok(()),
-            Err(e) => return Err(e.into()),
-        };
-        let display = crate::render::rel(app, &path);
-        let (bom, body) = crate::params::split_bom(&text);
-        match ParamsFile::parse(&display, body)?
-            .unset(Root::Components, &[key.to_string()], false)
-            .map(|e| format!("{bom}{e}"))
-        {
-            Ok(edited) => {
-                check_syntax(&display, &edited)?;
-                files.write(path, edited);
-                Ok(())
+    let mut edit =
+        |path: PathBuf, key: &str, env: Option<&str>| -> Result<(), ComponentWriteError> {
+            let text = match app.read_text(&path) {
+                Ok(t) => t,
+                Err(AppError::Unreadable(e)) if e.is_not_found() => return Ok(()),
+                Err(e) => return Err(e.into()),
+            };
+            let display = crate::render::rel(app, &path);
+            let (bom, body) = crate::params::split_bom(&text);
+            match ParamsFile::parse(&display, body)?
+                .unset(Root::Components, &[key.to_string()], false)
+                .map(|e| format!("{bom}{e}"))
+            {
+                Ok(edited) => {
+                    check_syntax(&display, &edited)?;
+                    super::params::check_component_edit(app, &path, env, key, &text, &edited)
+                        .map_err(ComponentWriteError::Refused)?;
+                    files.write(path, edited);
+                    Ok(())
+                }
+                Err(EditError::NotSet { .. }) => Ok(()),
+                // An env params file kf cannot parse as ksonnet's shape keeps no entry kf could remove.
+                Err(EditError::Shape { .. }) => Ok(()),
+                Err(e) => Err(e.into()),
             }
-            Err(EditError::NotSet { .. }) => Ok(()),
-            // An env params file kf cannot parse as ksonnet's shape keeps no entry kf could remove.
-            Err(EditError::Shape { .. }) => Ok(()),
-            Err(e) => Err(e.into()),
-        }
-    };
-    edit(app.module_of(&component).params_path(), &component.local)?;
+        };
+    edit(
+        app.module_of(&component).params_path(),
+        &component.local,
+        None,
+    )?;
     for env in app.environments() {
-        edit(app.env_dir(&env).join("params.libsonnet"), &component.name)?;
+        edit(
+            app.env_dir(&env).join("params.libsonnet"),
+            &component.name,
+            Some(&env.name),
+        )?;
     }
     files.remove(component.path);
     files.commit()?;
     Ok(())
+}
+
+/// `kf generate`: the prototype's component and its params, the params edit checked by
+/// evaluating the file as it is and as edited (every other value must read back the same).
+pub fn generate(
+    app: &App,
+    catalog: &crate::prototype::Catalog,
+    prototype: &str,
+    component: &str,
+    given: &std::collections::BTreeMap<String, crate::prototype::Given>,
+) -> Result<(), ComponentWriteError> {
+    let verify = |path: &Path, before: &str, edited: &str, key: &str| {
+        super::params::check_component_edit(app, path, None, key, before, edited)
+    };
+    crate::prototype::generate::generate(app, catalog, prototype, component, given, &verify)
 }
 
 /// What `kf import` created.

@@ -3,7 +3,8 @@
 //! `template --output-dir` do the same for their tools.
 //!
 //! The folder holds what kf wrote and a `manifest.json` naming each file and its object.
-//! Exporting again replaces kf's files of the environments exported, removes those of
+//! Exporting again replaces kf's files of the environments exported (with -c, of the
+//! components selected), removes those of
 //! objects no longer rendered, keeps the other environments' files, and never touches a
 //! file the manifest does not name; all of it as one journaled change
 //! ([`crate::atomic::FileSet`]). A non-empty folder without kf's manifest is refused unless
@@ -132,6 +133,70 @@ pub fn export(app: &App, dir: &Path, options: &ExportOptions) -> Result<ExportRe
             "the app has no environment to export; add one with `kf env add`".into(),
         ));
     }
+    if dir.exists() && !dir.is_dir() {
+        return Err(ExportError::Invalid(format!(
+            "{} is not a folder",
+            dir.display()
+        )));
+    }
+    let created = !dir.exists();
+    std::fs::create_dir_all(dir)
+        .map_err(|e| ExportError::Invalid(format!("cannot make {}: {e}", dir.display())))?;
+    let written = lock_folder(dir).and_then(|_lock| write_envs(app, dir, options, envs));
+    if written.is_err() && created {
+        // Nothing was written: the folder kf made goes too (it is removed only if empty).
+        let _ = std::fs::remove_dir(dir);
+    }
+    written
+}
+
+/// One export into a folder at a time: an advisory lock (flock) on the folder itself,
+/// which leaves no file behind, held from reading its manifest to the commit; waits up to
+/// `KF_LOCK_TIMEOUT` as the app's lock does.
+fn lock_folder(dir: &Path) -> Result<FolderLock, ExportError> {
+    let file = std::fs::File::open(dir)
+        .map_err(|e| ExportError::Invalid(format!("cannot open {}: {e}", dir.display())))?;
+    let timeout = crate::app::lock::default_timeout();
+    let start = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(FolderLock(file)),
+            Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < timeout => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(ExportError::Invalid(format!(
+                    "another kf export into {} has been running for {:.0?}; wait for it to finish (or raise KF_LOCK_TIMEOUT)",
+                    dir.display(),
+                    start.elapsed()
+                )));
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(ExportError::Invalid(format!(
+                    "cannot lock {}: {e}",
+                    dir.display()
+                )));
+            }
+        }
+    }
+}
+
+/// Held while an export writes its folder; released on drop (and with the process).
+struct FolderLock(std::fs::File);
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
+}
+
+/// Render `envs` and write them into `dir`, which the caller has locked.
+fn write_envs(
+    app: &App,
+    dir: &Path,
+    options: &ExportOptions,
+    envs: Vec<String>,
+) -> Result<ExportReport, ExportError> {
     let previous = previous_manifest(dir, options.force)?;
     let rendered = render_all(app, &envs, &options.render, options.parallel)?;
 
@@ -161,6 +226,18 @@ pub fn export(app: &App, dir: &Path, options: &ExportOptions) -> Result<ExportRe
         files: Vec::new(),
     };
     let exported: BTreeSet<&str> = envs.iter().map(String::as_str).collect();
+    // With -c, only the selected components' files are this export's to replace: every
+    // other component's stay, and stay in the manifest (removing them would have Flux,
+    // with `prune: true`, delete those objects from the cluster).
+    let selection = &options.render.components;
+    let rendered_components: BTreeSet<&str> =
+        files.iter().map(|(f, _)| f.component.as_str()).collect();
+    let ours = |f: &ExportedFile| {
+        exported.contains(f.env.as_str())
+            && (selection.is_empty()
+                || selection.contains(&f.component)
+                || rendered_components.contains(f.component.as_str()))
+    };
     // The files kf wrote last time: one whose bytes are already right is left as it is
     // (each write is staged and fsynced; a re-export that changes little writes little).
     let previously: BTreeSet<String> = previous
@@ -171,13 +248,13 @@ pub fn export(app: &App, dir: &Path, options: &ExportOptions) -> Result<ExportRe
     let mut kept_others = 0;
     if let Some(previous) = previous {
         for f in previous.files {
-            if exported.contains(f.env.as_str()) {
+            if ours(&f) {
                 if !taken.contains_key(&f.path) && dir.join(&f.path).exists() {
                     set.remove(dir.join(&f.path));
                     removed += 1;
                 }
             } else if !taken.contains_key(&f.path) {
-                // Another environment's files stay, and stay in the manifest.
+                // Another environment's (or component's) files stay, in the manifest.
                 manifest.files.push(f);
                 kept_others += 1;
             }
@@ -196,8 +273,6 @@ pub fn export(app: &App, dir: &Path, options: &ExportOptions) -> Result<ExportRe
         manifest.files.push(entry);
     }
     manifest.files.sort_by(|a, b| a.env.cmp(&b.env));
-    std::fs::create_dir_all(dir)
-        .map_err(|e| ExportError::Invalid(format!("cannot make {}: {e}", dir.display())))?;
     let mut text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
     text.push('\n');
     set.write(dir.join(MANIFEST), text);
@@ -213,15 +288,6 @@ pub fn export(app: &App, dir: &Path, options: &ExportOptions) -> Result<ExportRe
 /// The manifest a folder already has: `None` for a new or empty folder; refused when
 /// the folder holds files and no manifest of kf's, unless `force`.
 fn previous_manifest(dir: &Path, force: bool) -> Result<Option<Manifest>, ExportError> {
-    if dir.exists() && !dir.is_dir() {
-        return Err(ExportError::Invalid(format!(
-            "{} is not a folder",
-            dir.display()
-        )));
-    }
-    if !dir.exists() {
-        return Ok(None);
-    }
     // A change a killed kf left half done is finished (or undone) first.
     crate::atomic::recover(dir)?;
     let path = dir.join(MANIFEST);
@@ -246,14 +312,20 @@ fn previous_manifest(dir: &Path, force: bool) -> Result<Option<Manifest>, Export
             dir.display()
         )));
     }
-    // Paths from the folder's manifest are data: each must stay inside the folder.
+    // The folder's manifest is data: every entry must name a file kf could have written
+    // there, checked before anything is staged or journaled (an entry naming a folder made
+    // a journal whose removal could never be carried out, and every later export failed).
     if let Some(m) = &manifest {
+        let mut seen = BTreeSet::new();
         for f in &m.files {
-            if !is_relative_inside(&f.path) {
+            let why = entry_problem(dir, &f.path).or_else(|| {
+                (!seen.insert(f.path.as_str())).then_some("it is listed twice".to_string())
+            });
+            if let Some(why) = why {
                 return Err(ExportError::Invalid(format!(
-                    "{}: file '{}' is not a path inside the folder; fix or delete the manifest",
+                    "{}: file '{}' {why}; this manifest is not as kf wrote it: restore it (git checkout) or delete it and export with --force",
                     path.display(),
-                    f.path
+                    f.path.escape_debug()
                 )));
             }
         }
@@ -261,15 +333,44 @@ fn previous_manifest(dir: &Path, force: bool) -> Result<Option<Manifest>, Export
     Ok(manifest)
 }
 
+/// Whether `dir` holds anything but kf's lock.
 fn is_non_empty(dir: &Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some())
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.file_name() != crate::atomic::LOCK_FILE)
+    })
 }
 
-fn is_relative_inside(path: &str) -> bool {
-    let p = Path::new(path);
-    !path.is_empty()
-        && p.components()
+/// Why a manifest's entry `path` is not a file kf writes into `dir`: one of its objects'
+/// files (`.yaml` or `.json`), inside the folder, named as a file system holds, never the
+/// manifest itself, `.git` or kf's own state, never an existing folder or symlink.
+fn entry_problem(dir: &Path, path: &str) -> Option<String> {
+    let parts: Vec<&str> = path.split('/').collect();
+    if path.is_empty()
+        || !Path::new(path)
+            .components()
             .all(|c| matches!(c, std::path::Component::Normal(_)))
+    {
+        return Some("is not a path inside the folder".into());
+    }
+    if parts.iter().any(|p| p.is_empty() || p.len() > 255) || path.len() > 3072 {
+        return Some("is not a name a file system holds (empty or over 255 bytes)".into());
+    }
+    if path.contains('\0') {
+        return Some("holds a NUL byte".into());
+    }
+    // The journal's own rule for an export folder: never `.git` (any case), nor the journal.
+    if path == MANIFEST || !crate::atomic::journal::Scope::Export.allows(Path::new(path)) {
+        return Some("names the manifest, .git or kf's own state".into());
+    }
+    if !path.ends_with(".yaml") && !path.ends_with(".json") {
+        return Some("is not an object's .yaml or .json file".into());
+    }
+    match std::fs::symlink_metadata(dir.join(path)) {
+        Ok(m) if !m.is_file() => Some(format!("is {}, not a file", crate::sandbox::kind_of(&m))),
+        _ => None,
+    }
 }
 
 /// Render each env on a thread of its own (jrsonnet's state is per thread), at most
@@ -385,11 +486,12 @@ fn describe(env: &str, o: &RenderedObject, template: &str, format: FileFormat) -
         path = path.replace(&format!("{{{key}}}"), &value);
     }
     // The template's own text is the user's: no part of it may climb out of the folder.
+    // Nor write into `.git` (an object may be named so).
     let path: Vec<String> = path
         .split('/')
         .filter(|p| !p.is_empty())
         .map(|p| {
-            if p == "." || p == ".." {
+            if p == "." || p == ".." || p.eq_ignore_ascii_case(".git") {
                 "_".to_string()
             } else {
                 p.to_string()

@@ -109,7 +109,14 @@ pub async fn connect(
     let cluster = Cluster::new(client, policy)
         .with_endpoint(endpoint)
         .with_timeout(connection.timeout, started);
-    let version = cluster.server_version().await;
+    let version = cluster
+        .server_version()
+        .await
+        .map_err(|source| ClusterError::Unreachable {
+            env: env.name.clone(),
+            context: cluster.endpoint().context.clone(),
+            source,
+        })?;
     if let Some((server, git)) = &version
         && let Some(w) = crate::cluster::version::skew(&env.name, &env.k8s_version, *server, git)
     {
@@ -122,6 +129,13 @@ pub async fn connect(
 /// timeout, so a CRD that never becomes Established leaves time for everything else.
 pub fn crd_wait(timeout: Duration) -> Duration {
     (timeout / 2).min(Duration::from_secs(60))
+}
+
+/// How long apply waits for an object being deleted to go before creating it anew: the
+/// garbage collector takes seconds, a finalizer's controller may take minutes; at most
+/// five, and half the timeout, so the tiers after it keep time to be applied.
+pub fn terminating_wait(timeout: Duration) -> Duration {
+    (timeout / 2).min(Duration::from_secs(300))
 }
 
 /// `deployment.apps/web` and its namespace, as every report names an object.

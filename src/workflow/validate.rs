@@ -3,11 +3,13 @@
 //! is counted once however many checks reject it.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::{Connection, Target};
+use crate::app::Environment;
 use crate::cluster::apply::{self, ApplyOptions};
 use crate::cluster::events::{Reporter, Silent};
 use crate::cluster::outcome::{Action, DryRun};
@@ -68,6 +70,9 @@ pub struct ValidateReport {
     /// Components that failed to render (after `kf env set --api-spec`, say, a call to a
     /// kind the new library lacks); their objects are not among `objects`.
     pub unrendered: usize,
+    /// Problems of the environment's own entry (a namespace or server the API server
+    /// would refuse).
+    pub misconfigured: usize,
     pub problems: Vec<Problem>,
 }
 
@@ -85,10 +90,23 @@ impl ValidateReport {
                 self.invalid, self.objects, self.environment
             )
         });
-        match (unrendered, invalid) {
-            (Some(u), Some(i)) => Some(format!("{u}; {i}")),
-            (u, i) => u.or(i),
-        }
+        let misconfigured = (self.misconfigured > 0).then(|| {
+            format!(
+                "environment '{}' sets a destination the API server would refuse",
+                self.environment
+            )
+        });
+        let parts: Vec<String> = [misconfigured, unrendered, invalid]
+            .into_iter()
+            .flatten()
+            .collect();
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
+    /// Put `problems` of the environment's entry ([`destination_problems`]) first.
+    pub fn add_destination_problems(&mut self, problems: Vec<Problem>) {
+        self.misconfigured += problems.len();
+        self.problems.splice(0..0, problems);
     }
 
     /// Count each component that failed to render as an error of the report: what a
@@ -133,6 +151,46 @@ impl ValidateReport {
     }
 }
 
+/// What the env's entry sets that the API server would refuse: its namespace and server,
+/// at the line of the app file (`app_file`, its `text`) that sets them.
+pub fn destination_problems(env: &Environment, app_file: &Path, text: &str) -> Vec<Problem> {
+    let found = [
+        (
+            "namespace",
+            &env.namespace,
+            crate::app::namespace_problem(&env.namespace),
+        ),
+        (
+            "server",
+            &env.server,
+            crate::app::server_problem(&env.server),
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (key, value, problem) in found {
+        let Some(message) = problem else { continue };
+        let line = text
+            .lines()
+            .position(|l| {
+                let l = l.trim_start();
+                l.starts_with(&format!("{key}:")) && l.contains(value.as_str())
+            })
+            .map(|i| format!(":{}", i + 1))
+            .unwrap_or_default();
+        problems.push(Problem {
+            object: format!("{}{line}", app_file.display()),
+            component: None,
+            level: "error",
+            check: "environment",
+            message: format!(
+                "{message}; fix it with `kf env set {} --{key} <value>`",
+                env.name
+            ),
+        });
+    }
+    problems
+}
+
 /// The lowercase kind and name an object is counted by, in both checks' spellings
 /// (`Deployment` and `deployment.apps/web`).
 fn counted(kind: &str, name: &str) -> (String, String) {
@@ -164,6 +222,7 @@ fn check_offline(
         unchecked: 0,
         skipped: 0,
         unrendered: 0,
+        misconfigured: 0,
         problems: Vec::new(),
     };
     let mut invalid = BTreeSet::new();
@@ -221,6 +280,8 @@ pub async fn validate_on_server(
         force_conflicts: true,
         concurrency: 8,
         crd_wait: super::crd_wait(connection.timeout),
+        terminating_wait: super::terminating_wait(connection.timeout),
+        deletion_said: Default::default(),
         owner: target.owner.clone(),
         // Checking objects, not recording a set.
         applyset: None,

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 mod checked;
+mod readback;
 
 use crate::app::{App, AppError, Environment};
 use crate::atomic::{self, FileSet};
@@ -13,6 +14,8 @@ use crate::params::{EditError, Inherit, ParamsFile, Root, ValueError, split_path
 use crate::prototype::generate::{ComponentWriteError, check_syntax};
 use crate::render::{self, RenderError, RenderOptions};
 pub use checked::SetOptions;
+pub use readback::check_component_edit;
+use readback::{refused, same_value};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ParamError {
@@ -162,140 +165,38 @@ pub fn set(
     })?;
     // Evaluating the edit parses it; a syntax error is told as such only when that fails
     // (the params file is parsed once, not twice).
-    let after = value_after_edit(app, target, &at, &edited, "set");
-    if after.is_err() {
+    let after = readback::read_back(app, target, &at, &text, &edited, "set");
+    if !matches!(after, Ok(Some(_))) {
         check_syntax(&at.display, &edited)?;
     }
     match after? {
-        Some(v) if same_value(&v, &value) => {}
-        Some(v) => {
-            return Err(refused(
-                target,
-                &at,
-                "set",
-                format!("after the edit it would still be {v}"),
-            ));
-        }
-        None => {
-            return Err(refused(
-                target,
-                &at,
-                "set",
-                "after the edit it would still be unset".into(),
-            ));
-        }
+        // Not evaluable here (external variables): the syntax check above is all.
+        None => {}
+        Some(after) => match after {
+            Some(v) if same_value(&v, &value) => {}
+            Some(v) => {
+                return Err(refused(
+                    target,
+                    &at,
+                    "set",
+                    format!("after the edit it would still be {v}"),
+                ));
+            }
+            None => {
+                return Err(refused(
+                    target,
+                    &at,
+                    "set",
+                    "after the edit it would still be unset".into(),
+                ));
+            }
+        },
     }
     atomic::write_atomic(&app.root, &at.path, edited.as_bytes()).map_err(AppError::from)?;
     Ok(Changed {
         value: Some(value),
         file: at.display,
     })
-}
-
-/// JSON equality with numbers compared as numbers (`1e3` and `1000` are one value).
-fn same_value(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_value(a, b))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
-/// Evaluate the edited file (from memory, before writing it) and require that the key
-/// renders as the value set. A params file of another shape — a computed key, a later
-/// `+ { components+: … }`, components held in a `local` — could otherwise take an edit
-/// that changes nothing, or a duplicate field that breaks the file; kf refuses instead.
-fn refused(target: &ParamTarget, at: &Located, verb: &str, why: String) -> ParamError {
-    ParamError::Usage(format!(
-        "{}: kf cannot {verb} {} here: {why}; this file's shape (a computed key, a later `+ {{ components+: … }}`, or components held in a `local`) decides the value elsewhere. Edit it by hand; nothing was written",
-        at.display, target.key
-    ))
-}
-
-/// The value the key renders as with the edited file (`None`: unset); evaluated from
-/// memory, before anything is written.
-fn value_after_edit(
-    app: &App,
-    target: &ParamTarget,
-    at: &Located,
-    edited: &str,
-    verb: &str,
-) -> Result<Option<Value>, ParamError> {
-    let mut path: Vec<&str> = match at.root {
-        Root::Components => vec!["components"],
-        Root::Global => vec!["global"],
-        Root::TopLevel => vec![],
-    };
-    path.extend(at.keys.iter().map(String::as_str));
-    // A module's params file in ksonnet's shape, a plain literal, says its value itself:
-    // read the key there instead of evaluating every other component's entry with it.
-    if target.env.is_none()
-        && let Some(found) = crate::params::literal::value_at(edited, &path)
-    {
-        return Ok(found);
-    }
-    let real = at.path.canonicalize().map_err(|source| AppError::Read {
-        path: at.path.clone(),
-        source,
-    })?;
-    let options = RenderOptions {
-        overlay: vec![(real, edited.to_string())],
-        ..RenderOptions::default()
-    };
-    let refuse = |why: String| refused(target, at, verb, why);
-    let evaluated = match (&target.component, &target.env) {
-        (_, Some(e)) if at.root == Root::TopLevel => {
-            let env = app.environment(e)?;
-            let engine = render::new_engine(app, &env, &options);
-            engine
-                .import_file(&at.path)
-                .and_then(|v| engine.to_json(&v))
-                .map_err(|e| {
-                    refuse(format!(
-                        "the edited file does not evaluate ({})",
-                        crate::message::error_summary(&e.message)
-                    ))
-                })?
-        }
-        (_, Some(e)) => {
-            let env = app.environment(e)?;
-            render::effective_params(app, &env, &options).map_err(|e| {
-                refuse(format!(
-                    "the edited file does not evaluate ({})",
-                    crate::message::error_summary(&e.to_string())
-                ))
-            })?
-        }
-        (_, None) => {
-            let Some(env) = app.environments().into_iter().next() else {
-                return Ok(None);
-            };
-            let engine = render::new_engine(app, &env, &options);
-            let (module, local) = match &target.component {
-                Some(c) => {
-                    let c = app.component_by_path(c)?;
-                    (app.module_of(&c), Some(c.local))
-                }
-                None => (app.modules()?.remove(0), None),
-            };
-            let raw = render::read_module_params_of(app, &engine, &module, local.as_deref());
-            let raw = raw.map_err(|e| {
-                refuse(format!(
-                    "the edited file does not evaluate ({})",
-                    crate::message::error_summary(&e.to_string())
-                ))
-            })?;
-            serde_json::json!({ "global": raw.global, "components": raw.components.to_map() })
-        }
-    };
-    Ok(path.iter().try_fold(&evaluated, |v, k| v.get(*k)).cloned())
 }
 
 /// `kf param unset`.
@@ -325,21 +226,19 @@ pub fn unset(app: &App, target: &ParamTarget) -> Result<Changed, ParamError> {
     // In a module's params the key must be gone (in an env, the module's value shows
     // through again, as it should). As in `set`, a syntax error is told as such only when
     // the edit does not read back.
-    if target.env.is_none() {
-        let after = value_after_edit(app, target, &at, &edited, "unset");
-        if after.is_err() {
-            check_syntax(&at.display, &edited)?;
-        }
-        if let Some(v) = after? {
-            return Err(refused(
-                target,
-                &at,
-                "unset",
-                format!("after the edit it would still be {v}"),
-            ));
-        }
-    } else {
+    let after = readback::read_back(app, target, &at, &text, &edited, "unset");
+    if !matches!(after, Ok(Some(_))) {
         check_syntax(&at.display, &edited)?;
+    }
+    if let Some(Some(v)) = after?
+        && target.env.is_none()
+    {
+        return Err(refused(
+            target,
+            &at,
+            "unset",
+            format!("after the edit it would still be {v}"),
+        ));
     }
     let mut files = FileSet::new(&app.root);
     files.write(&at.path, edited);
