@@ -269,6 +269,43 @@ fn ext_vars_tlas_and_jpaths_reach_components() {
     );
 }
 
+/// JSONNET_PATH's folders are searched after every -J, the first of them winning; an
+/// import found nowhere names its place, every folder searched and how to add one.
+#[test]
+fn jsonnet_path_comes_after_jpaths_and_a_missing_import_lists_the_folders() {
+    let app = new_app();
+    write(app.root.join("../a/x.libsonnet"), "{ from: 'a' }\n");
+    write(app.root.join("../b/x.libsonnet"), "{ from: 'b' }\n");
+    write(app.root.join("../b/only-b.libsonnet"), "{ b: 'yes' }\n");
+    write(
+        app.root.join("components/cm.jsonnet"),
+        "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' },\n  data: { x: (import 'x.libsonnet').from, b: (import 'only-b.libsonnet').b } }\n",
+    );
+    let show = |args: &[&str], path: &str| {
+        let run = kf_in_with_env(&app.root, args, &[("JSONNET_PATH", path)]);
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        run.stdout
+    };
+    let out = show(&["show", "default", "-J", "../a"], "../b");
+    assert!(out.contains("x: a") && out.contains("b: \"yes\""), "{out}");
+    let out = show(&["show", "default"], "../b:../a");
+    assert!(out.contains("x: b"), "{out}");
+    let out = show(&["show", "default"], "../a:../b");
+    assert!(out.contains("x: a"), "{out}");
+
+    let err = fails(&app.root, &["show", "default"]);
+    for want in [
+        "components/cm.jsonnet:2",
+        "import 'only-b.libsonnet' is in none of the folders kf searched",
+        "components/",
+        "vendor/",
+        "lib/",
+        "-J DIR or JSONNET_PATH",
+    ] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+}
+
 #[test]
 fn yaml_1_1_lookalike_strings_come_out_quoted() {
     let app = new_app();

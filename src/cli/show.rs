@@ -66,7 +66,7 @@ pub struct JsonnetArgs {
     /// Top-level argument as Jsonnet code.
     #[arg(long = "tla-code", value_name = "NAME=CODE")]
     tla_code: Vec<String>,
-    /// Extra library folder for imports (repeatable).
+    /// Extra library folder for imports (repeatable); JSONNET_PATH's folders come after.
     #[arg(short = 'J', long = "jpath", value_name = "DIR")]
     jpath: Vec<PathBuf>,
     /// Deepest Jsonnet call stack before evaluation stops with an error.
@@ -183,7 +183,13 @@ impl JsonnetArgs {
             components: self.components.clone(),
             ext_vars,
             tla,
-            jpaths: self.jpath.iter().map(|p| ctx.cwd.join(p)).collect(),
+            jpaths: self
+                .jpath
+                .iter()
+                .cloned()
+                .chain(jsonnet_path())
+                .map(|p| ctx.cwd.join(p))
+                .collect(),
             max_stack: self.max_stack,
             overlay: Vec::new(),
             namespace: self.namespace().map(str::to_string),
@@ -193,6 +199,18 @@ impl JsonnetArgs {
             yaml_documents: self.yaml_documents,
         })
     }
+}
+
+/// The folders of `JSONNET_PATH` (colon-separated, the first wins, as the jsonnet tools
+/// read it), searched after every `-J`.
+fn jsonnet_path() -> Vec<PathBuf> {
+    std::env::var_os("JSONNET_PATH")
+        .map(|v| {
+            std::env::split_paths(&v)
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 pub fn run(ctx: &Context_, mut a: ShowArgs) -> Result<()> {

@@ -9,6 +9,7 @@ pub mod json_import;
 pub mod lexer;
 pub mod limits;
 pub mod memory;
+mod natives;
 mod parse_json;
 mod resolver;
 mod stdlib;

@@ -102,6 +102,29 @@ impl KfImportResolver {
         ))))
     }
 
+    /// An import found in none of the folders: where it is, each folder looked in (in the
+    /// order searched), and how to add one.
+    fn not_found(&self, from: &SourcePath, wanted: &str) -> String {
+        let shown = |dir: &Path| match dir.strip_prefix(&self.display_root) {
+            Ok(rel) if rel.as_os_str().is_empty() => "./".to_string(),
+            Ok(rel) => format!("{}/", rel.display()),
+            Err(_) => format!("{}/", dir.display()),
+        };
+        let mut folders: Vec<String> = Vec::new();
+        let searched = from.path().and_then(Path::parent).into_iter();
+        for dir in searched.chain(self.search_paths.iter().map(PathBuf::as_path)) {
+            let dir = shown(dir);
+            if !folders.contains(&dir) {
+                folders.push(dir);
+            }
+        }
+        format!(
+            "{}: import '{wanted}' is in none of the folders kf searched: {}; put the file in one of them, or add its folder with -J DIR or JSONNET_PATH",
+            self.location(from, wanted),
+            folders.join(", ")
+        )
+    }
+
     /// `file:line` of the import in the importing file, as far as it can be found.
     fn location(&self, from: &SourcePath, wanted: &str) -> String {
         let Some(path) = from.path() else {
@@ -156,7 +179,7 @@ impl ImportResolver for KfImportResolver {
                 return Ok(found);
             }
         }
-        bail!(ImportFileNotFound(from.clone(), wanted.to_owned()))
+        bail!(RuntimeError(self.not_found(from, &shown).into()))
     }
 
     fn load_file_contents(&self, resolved: &SourcePath) -> Result<Vec<u8>> {

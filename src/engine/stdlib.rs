@@ -145,10 +145,13 @@ impl BoundedStdlib {
     pub fn new(resolver: PathResolver) -> Self {
         let settings = Cc::new(RefCell::new(Settings {
             ext_vars: HashMap::new(),
-            ext_natives: HashMap::from([(
-                IStr::from(super::json_import::KEPT_JSON),
-                FuncVal::builtin(kf_kept_json {}),
-            )]),
+            ext_natives: super::natives::all()
+                .into_iter()
+                .chain([(
+                    IStr::from(super::json_import::KEPT_JSON),
+                    FuncVal::builtin(kf_kept_json {}),
+                )])
+                .collect(),
             trace_printer: Rc::new(StdTracePrinter::new(resolver.clone())),
             path_resolver: resolver,
         }));
