@@ -4,14 +4,17 @@
 //! jrsonnet's state is thread-local and its values are not `Send`: an [`Engine`] lives and
 //! dies on the thread that made it.
 
+mod helm;
 mod imports;
 pub mod json_import;
 pub mod lexer;
 pub mod limits;
 pub mod memory;
+pub use helm::set_chart_cache;
 mod natives;
 mod parse_json;
 mod resolver;
+mod snakecase;
 mod stdlib;
 pub mod watchdog;
 
@@ -88,6 +91,7 @@ impl Engine {
         let context = stdlib::BoundedStdlib::new(resolver);
         let overlay = std::rc::Rc::new(options.overlay);
         let sandbox = options.sandbox;
+        helm::set_context(&options.display_root, &sandbox);
         let mut builder = State::builder();
         builder
             .import_resolver(KfImportResolver::new(

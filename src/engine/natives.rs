@@ -28,6 +28,10 @@ pub fn all() -> Vec<(IStr, FuncVal)> {
         ("regexMatch".into(), FuncVal::builtin(regex_match {})),
         ("regexSubst".into(), FuncVal::builtin(regex_subst {})),
         ("sha256".into(), FuncVal::builtin(sha256 {})),
+        (
+            "helmTemplate".into(),
+            FuncVal::builtin(super::helm::helm_template {}),
+        ),
     ]
 }
 

@@ -31,7 +31,12 @@ pub(super) fn to_objects(
         };
         obj = o;
     }
-    let items = if obj.get("kind").and_then(Value::as_str) == Some("List") {
+    let items = if patch.is_none() && !obj.contains_key("apiVersion") && !obj.contains_key("kind") {
+        // Tanka's shape: objects nested in objects (a chart's keyed objects, say).
+        let mut found = Vec::new();
+        nested_objects(Value::Object(obj), "", &mut found)?;
+        found
+    } else if obj.get("kind").and_then(Value::as_str) == Some("List") {
         match obj.remove("items") {
             Some(Value::Array(items)) => items,
             Some(Value::Null) | None => Vec::new(),
@@ -64,6 +69,42 @@ pub(super) fn to_objects(
         out.push(RenderedObject::new(component.to_string(), o));
     }
     Ok(out)
+}
+
+/// The Kubernetes objects in a tree of objects and arrays, as Tanka finds them: a value
+/// with an `apiVersion` or a `kind` is an object (checked by the caller), any other object
+/// or array is looked into, in key order; `null` is nothing. Anything else is an error
+/// naming its path.
+fn nested_objects(value: Value, path: &str, found: &mut Vec<Value>) -> Result<(), String> {
+    match value {
+        Value::Null => Ok(()),
+        Value::Object(o) if o.contains_key("apiVersion") || o.contains_key("kind") => {
+            if o.get("kind").and_then(Value::as_str) == Some("List")
+                && let Some(Value::Array(items)) = o.get("items")
+            {
+                found.extend(items.iter().cloned());
+            } else {
+                found.push(Value::Object(o));
+            }
+            Ok(())
+        }
+        Value::Object(o) => {
+            for (key, v) in o {
+                nested_objects(v, &format!("{path}.{key}"), found)?;
+            }
+            Ok(())
+        }
+        Value::Array(items) => {
+            for (i, v) in items.into_iter().enumerate() {
+                nested_objects(v, &format!("{path}[{i}]"), found)?;
+            }
+            Ok(())
+        }
+        other => Err(format!(
+            "{} at {path} is neither a Kubernetes object nor objects and arrays holding them",
+            crate::params::value::json_type(&other)
+        )),
+    }
 }
 
 pub(super) fn label(obj: &mut Map<String, Value>, component: &str) {

@@ -64,6 +64,7 @@ pub(super) fn search_paths(
 }
 
 pub fn new_engine(app: &App, env: &Environment, options: &RenderOptions) -> Engine {
+    crate::engine::set_chart_cache(|| crate::userdir::cache_dir().ok().map(|d| d.join("charts")));
     let library = library(app, env);
     // The app, the -J folders, and a library kf generated (checked file by file).
     let mut sandbox =

@@ -28,6 +28,7 @@ pub fn kf_in_with_env(dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> Run {
         .current_dir(dir)
         .env_remove("KF_FAULT_POINT")
         .env_remove("JSONNET_PATH")
+        .env_remove("KF_HELM")
         .envs(vars.iter().copied())
         .output()
         .expect("the kf binary runs");

