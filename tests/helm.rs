@@ -257,3 +257,76 @@ fn chart_errors_say_what_to_do_without_running_helm() {
         run.stderr
     );
 }
+
+/// `kf generate helm-chart` makes a component whose `values` param is the chart's values:
+/// one value set per environment, the chart's values.yaml filling in the rest.
+#[test]
+#[ignore = "needs helm: KF_TEST_HELM=$(bash tests/tools/kube-tools)/helm cargo test --test helm -- --include-ignored"]
+fn the_helm_chart_prototype_sets_chart_values_per_environment() {
+    let helm = helm().display().to_string();
+    let app = kueue_app("{}");
+    std::fs::remove_file(app.root.join("components/kueue.jsonnet")).unwrap();
+    ok(
+        &app.root,
+        &["generate", "helm-chart", "kueue", "--chart=charts/kueue"],
+    );
+    ok(
+        &app.root,
+        &[
+            "param",
+            "set",
+            "kueue",
+            "values.controllerManager.replicas",
+            "3",
+            "--env",
+            "prod",
+        ],
+    );
+    let cache = app.root.join("../cache").display().to_string();
+    let vars = [("KF_HELM", helm.as_str()), ("XDG_CACHE_HOME", &cache)];
+    let deployment = |env: &str| {
+        let run = kf_in_with_env(&app.root, &["show", env, "-o", "json"], &vars);
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        let shown: Value = serde_json::from_str(&run.stdout).unwrap();
+        let items = shown["items"].as_array().unwrap().clone();
+        assert!(
+            items
+                .iter()
+                .any(|i| i["kind"] == "CustomResourceDefinition")
+        );
+        items
+            .into_iter()
+            .find(|i| i["kind"] == "Deployment")
+            .expect("the controller's Deployment")
+    };
+    let dev = deployment("default");
+    assert_eq!(dev["spec"]["replicas"], 1, "values.yaml's default");
+    assert_eq!(dev["metadata"]["namespace"], "ml-dev");
+    assert_eq!(dev["metadata"]["name"], "kueue-controller-manager");
+    let prod = deployment("prod");
+    assert_eq!(prod["spec"]["replicas"], 3);
+    assert_eq!(prod["metadata"]["namespace"], "ml-prod");
+}
+
+#[test]
+fn the_helm_chart_prototype_takes_only_its_params() {
+    let app = new_app();
+    ok(
+        &app.root,
+        &["generate", "helm-chart", "kueue", "--chart=charts/kueue"],
+    );
+    let err = fails(&app.root, &["param", "set", "kueue", "replicas", "2"]);
+    assert!(err.contains("has no param 'replicas'"), "{err}");
+    // Without the chart in the app, the render says how to vendor it.
+    let run = kf_in_with_env(
+        &app.root,
+        &["show", "default"],
+        &[("KF_HELM", "/nonexistent")],
+    );
+    assert_ne!(run.status, 0);
+    assert!(
+        run.stderr.contains("no chart at") && run.stderr.contains("helm pull"),
+        "{}",
+        run.stderr
+    );
+}

@@ -70,7 +70,7 @@ const INDEX: &str = r#"# Prototypes
 
 `kf prototype list` shows these; `kf prototype describe <name>` prints the same params.
 A prototype can be named by its full name or a unique ending (`tf-job`, `configMap`).
-The six generic prototypes are described further in [generic.md](generic.md).
+The seven generic prototypes are described further in [generic.md](generic.md).
 
 | prototype | package | description |
 |---|---|---|
