@@ -21,19 +21,6 @@ fn helm() -> PathBuf {
     helm
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// A kf app holding the fixture's vendor/ (tanka-util, doc-util) and charts/kueue, and a
 /// component rendering the chart through tanka-util.
 fn kueue_app(conf: &str) -> TempApp {
@@ -218,7 +205,7 @@ fn chart_errors_say_what_to_do_without_running_helm() {
     );
     let e =
         err("std.native('helmTemplate')('k', '../charts/none', { calledFrom: std.thisFile })\n");
-    assert!(e.contains("no chart at") && e.contains("helm pull"), "{e}");
+    assert!(e.contains("no folder at") && e.contains("helm pull"), "{e}");
     let e = err("std.native('helmTemplate')('k', '../../..', { calledFrom: std.thisFile })\n");
     assert!(e.contains("outside the app"), "{e}");
     let e = err("std.native('helmTemplate')('k', '../vendor', { calledFrom: std.thisFile })\n");
@@ -325,7 +312,7 @@ fn the_helm_chart_prototype_takes_only_its_params() {
     );
     assert_ne!(run.status, 0);
     assert!(
-        run.stderr.contains("no chart at") && run.stderr.contains("helm pull"),
+        run.stderr.contains("no folder at") && run.stderr.contains("helm pull"),
         "{}",
         run.stderr
     );

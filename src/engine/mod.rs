@@ -4,9 +4,11 @@
 //! jrsonnet's state is thread-local and its values are not `Send`: an [`Engine`] lives and
 //! dies on the thread that made it.
 
+mod external;
 mod helm;
 mod imports;
 pub mod json_import;
+mod kustomize;
 pub mod lexer;
 pub mod limits;
 pub mod memory;
@@ -91,7 +93,7 @@ impl Engine {
         let context = stdlib::BoundedStdlib::new(resolver);
         let overlay = std::rc::Rc::new(options.overlay);
         let sandbox = options.sandbox;
-        helm::set_context(&options.display_root, &sandbox);
+        external::set_place(&options.display_root, &sandbox);
         let mut builder = State::builder();
         builder
             .import_resolver(KfImportResolver::new(

@@ -32,6 +32,10 @@ pub fn all() -> Vec<(IStr, FuncVal)> {
             "helmTemplate".into(),
             FuncVal::builtin(super::helm::helm_template {}),
         ),
+        (
+            "kustomizeBuild".into(),
+            FuncVal::builtin(super::kustomize::kustomize_build {}),
+        ),
     ]
 }
 

@@ -379,3 +379,17 @@ pub fn make_registry(dir: &Path, greeting: &str) {
         "// @apiVersion 0.1\n// @name io.ksonnet.pkg.greeter\n// @description A greeting.\n// @shortDescription A greeting ConfigMap\n// @param name string Name\nlocal web = import 'team/web/web.libsonnet';\nweb.config(params.name, env.namespace)\n",
     );
 }
+
+/// Copy the folder `from` (files and folders only) to `to`.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).expect("copy");
+        }
+    }
+}
