@@ -375,3 +375,76 @@ fn generate_prints_what_kf_show_prints_for_the_env_and_params_asked() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, ok(&app.root, &["show", "prod"]));
 }
+
+/// A Tanka-style monorepo: jsonnetfile.json and vendor/ (tanka-util, doc-util) at the
+/// repository's root, the app in apps/ml with `vendor -> ../../vendor`, as jsonnet-bundler
+/// users keep one vendor/ for many apps. `show`, `export` and the plugin read the
+/// libraries from the root's vendor/ without copying; nothing above the repository counts.
+#[test]
+fn a_monorepo_with_vendor_at_its_root_renders_under_show_export_and_the_plugin() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tanka");
+    copy_dir(&fixture.join("vendor"), &repo.join("vendor"));
+    std::fs::copy(
+        fixture.join("jsonnetfile.json"),
+        repo.join("jsonnetfile.json"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(repo.join("apps")).unwrap();
+    ok(
+        &repo.join("apps"),
+        &[
+            "init",
+            "ml",
+            "--namespace",
+            "ml",
+            "--server",
+            "https://ml.example.com",
+        ],
+    );
+    let app = repo.join("apps/ml");
+    std::fs::remove_dir_all(app.join("vendor")).unwrap();
+    std::os::unix::fs::symlink("../../vendor", app.join("vendor")).unwrap();
+    write(
+        app.join("components/team.jsonnet"),
+        "local tanka = import 'github.com/grafana/jsonnet-libs/tanka-util/main.libsonnet';\ntanka.k8s.patchLabels({ cm: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'from-vendor' } } }, { team: 'ml' })\n",
+    );
+    let shown = ok(&app, &["show", "default"]);
+    assert!(
+        shown.contains("name: from-vendor") && shown.contains("team: ml"),
+        "{shown}"
+    );
+    ok(&app, &["export", "out", "default"]);
+    let exported = snapshot(&app.join("out"));
+    assert!(
+        exported
+            .iter()
+            .any(|(_, bytes)| String::from_utf8_lossy(bytes).contains("name: from-vendor")),
+        "{exported:?}"
+    );
+    let (code, out, err) = as_cmp_server(
+        &command_of(&plugin(), "/spec/generate/command"),
+        &app,
+        &[("ARGOCD_ENV_KF_ENV", "default")],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, shown);
+
+    // Without the symlink, the root's vendor/ is still searched.
+    std::fs::remove_file(app.join("vendor")).unwrap();
+    assert_eq!(ok(&app, &["show", "default"]), shown);
+    // A jsonnetfile.json above the repository is not the repository's.
+    std::fs::rename(
+        repo.join("jsonnetfile.json"),
+        dir.path().join("jsonnetfile.json"),
+    )
+    .unwrap();
+    std::fs::rename(repo.join("vendor"), dir.path().join("vendor")).unwrap();
+    let err = fails(&app, &["show", "default"]);
+    assert!(
+        err.contains("is in none of the folders kf searched"),
+        "{err}"
+    );
+}

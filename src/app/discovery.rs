@@ -52,6 +52,30 @@ pub fn locate(start: &Path) -> Result<PathBuf, AppError> {
     }
 }
 
+/// The `vendor/` folder of the jsonnet-bundler project `root` (an app's folder) is in: the
+/// nearest folder above it holding a `jsonnetfile.json` and a `vendor/` folder, looked for
+/// up to the repository's root (the folder holding `.git`) and never across what
+/// [`locate`]'s walk may not cross. A Tanka monorepo keeps its libraries there, beside the
+/// apps, and an app's `vendor` is often a symlink to it.
+pub fn bundler_vendor(root: &Path) -> Option<PathBuf> {
+    let root = root.canonicalize().ok()?;
+    let boundary = Boundary::of(&root);
+    let mut dir = root.parent()?;
+    loop {
+        if boundary.stops_at(dir).is_some() {
+            return None;
+        }
+        let vendor = dir.join("vendor");
+        if dir.join("jsonnetfile.json").is_file() && vendor.is_dir() {
+            return Some(vendor);
+        }
+        if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
+            return None;
+        }
+        dir = dir.parent()?;
+    }
+}
+
 /// What the walk up from one starting folder may not cross.
 struct Boundary {
     /// The starting folder's file system.

@@ -261,6 +261,12 @@ impl App {
         &self.files
     }
 
+    /// The `vendor/` of the jsonnet-bundler project above the app, if there is one
+    /// ([`discovery::bundler_vendor`]).
+    pub fn bundler_vendor(&self) -> Option<PathBuf> {
+        discovery::bundler_vendor(&self.root)
+    }
+
     pub fn components_dir(&self) -> PathBuf {
         self.root.join("components")
     }

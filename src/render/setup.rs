@@ -55,8 +55,9 @@ pub(super) fn search_paths(
         app.environments_dir(),
         app.env_dir(env),
         app.root.join("vendor"),
-        app.root.join("lib"),
     ];
+    paths.extend(app.bundler_vendor());
+    paths.push(app.root.join("lib"));
     paths.extend(library.map(|l| l.path().to_path_buf()));
     paths.push(app.components_dir());
     paths.extend(extra.iter().cloned());
@@ -66,9 +67,14 @@ pub(super) fn search_paths(
 pub fn new_engine(app: &App, env: &Environment, options: &RenderOptions) -> Engine {
     crate::engine::set_chart_cache(|| crate::userdir::cache_dir().ok().map(|d| d.join("charts")));
     let library = library(app, env);
-    // The app, the -J folders, and a library kf generated (checked file by file).
-    let mut sandbox =
-        crate::sandbox::Sandbox::new(std::iter::once(&app.root).chain(options.jpaths.iter()));
+    // The app, the -J folders, the jsonnet-bundler vendor/ above the app, and a library
+    // kf generated (checked file by file).
+    let bundler = app.bundler_vendor();
+    let mut sandbox = crate::sandbox::Sandbox::new(
+        std::iter::once(&app.root)
+            .chain(options.jpaths.iter())
+            .chain(bundler.iter()),
+    );
     if let Some(crate::ksonnetlib::LibraryDir::Cache { dir, digests }) = &library {
         sandbox = sandbox.with_verified(dir, digests.clone());
     }
