@@ -39,6 +39,10 @@ const SKIPPED: &[(&str, &str)] = &[
     ("kf apply", "needs a cluster"),
     ("kf diff --env", "needs a cluster"),
     ("kf status", "needs a cluster"),
+    (
+        "# runs helm",
+        "runs helm on a vendored chart; tests/helm.rs does, with the real helm",
+    ),
     ("kf delete", "needs a cluster"),
     (
         "kf registry add team git@",

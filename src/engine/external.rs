@@ -52,15 +52,36 @@ pub fn place() -> Place {
 /// The real path of the folder `wanted`, checked inside the sandbox; `what` begins each
 /// error, `how` says how to bring a missing or outside folder in.
 pub fn folder(place: &Place, wanted: &Path, what: &str, how: &str) -> Result<PathBuf> {
+    let shown = place.shown(wanted);
     match place.sandbox.resolve(wanted) {
         Ok(dir) if dir.is_dir() => Ok(dir),
-        Ok(_) => bail!("{what}: {} is not a folder; {how}", wanted.display()),
+        Ok(_) => bail!("{what}: {shown} is not a folder; {how}"),
         Err(ReadError::Outside { resolved, .. }) => bail!(
             "{what}: {} is outside the app and the -J folders; {how}",
             resolved.display()
         ),
-        Err(e) if e.is_not_found() => bail!("{what}: no folder at {}; {how}", wanted.display()),
+        Err(e) if e.is_not_found() => bail!("{what}: no folder at {shown}; {how}"),
         Err(e) => bail!("{what}: {e}"),
+    }
+}
+
+impl Place {
+    /// `path` as a user reads it: `..` taken out, relative to the app where it is inside.
+    pub fn shown(&self, path: &Path) -> String {
+        let mut clean = PathBuf::new();
+        for part in path.components() {
+            match part {
+                std::path::Component::ParentDir => {
+                    clean.pop();
+                }
+                std::path::Component::CurDir => {}
+                other => clean.push(other),
+            }
+        }
+        match clean.strip_prefix(&self.root) {
+            Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+            _ => clean.display().to_string(),
+        }
     }
 }
 

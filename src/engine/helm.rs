@@ -123,7 +123,7 @@ pub fn helm_template(name: IStr, chart: IStr, opts: ObjValue) -> Result<Val> {
     if !dir.join("Chart.yaml").is_file() {
         bail!(
             "{what}: {} has no Chart.yaml, so it is not a chart folder; {how}",
-            wanted.display()
+            place.shown(&wanted)
         );
     }
     let Some((helm, _)) = external::find_program("KF_HELM", &["helm"]) else {
