@@ -448,3 +448,49 @@ fn a_monorepo_with_vendor_at_its_root_renders_under_show_export_and_the_plugin()
         "{err}"
     );
 }
+
+/// The plugin's `jpath` parameter (an array, as Argo CD sends one) adds library folders
+/// inside the app's repository; one outside it is refused, naming the parameter.
+#[test]
+fn the_jpath_parameter_adds_library_folders_inside_the_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    write(
+        repo.join("libs/team/team.libsonnet"),
+        "{ team: 'vision' }\n",
+    );
+    ok(
+        &repo,
+        &[
+            "init",
+            "ml",
+            "--namespace",
+            "ml",
+            "--server",
+            "https://ml.example.com",
+        ],
+    );
+    let app = repo.join("ml");
+    write(
+        app.join("components/cm.jsonnet"),
+        "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', labels: { team: (import 'team.libsonnet').team } } }\n",
+    );
+    let params = [Param::Array("jpath", &["../libs/team"])];
+    let (code, out, err) = generate_for(&app, Some((&[("KF_ENV", "default")], &params)));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("team: vision"), "{out}");
+
+    write(
+        dir.path().join("outside/team.libsonnet"),
+        "{ team: 'other' }\n",
+    );
+    let params = [Param::Array("jpath", &["../../outside"])];
+    let (code, _, err) = generate_for(&app, Some((&[("KF_ENV", "default")], &params)));
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("parameter 'jpath', entry '../../outside'")
+            && err.contains("inside the app's repository"),
+        "{err}"
+    );
+}

@@ -502,3 +502,58 @@ fn misspelt_param_points_at_file_line_and_column() {
     assert!(err.contains(&at), "want {at} in:\n{err}");
     assert!(err.contains("similar name present: image"), "{err}");
 }
+
+/// app.yaml's `jpath` folders are searched by every verb (after the app's, before -J);
+/// one that leaves the app's repository, or is absolute, is refused when the app is read,
+/// naming app.yaml and the line.
+#[test]
+fn app_yaml_jpath_folders_are_searched_and_stay_inside_the_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    write(
+        repo.join("libs/team/team.libsonnet"),
+        "{ team: 'vision' }\n",
+    );
+    ok(
+        &repo,
+        &[
+            "init",
+            "ml",
+            "--namespace",
+            "ml",
+            "--server",
+            "https://ml.example.com",
+        ],
+    );
+    let app = repo.join("ml");
+    let yaml = read(app.join("app.yaml"));
+    write(
+        app.join("app.yaml"),
+        &format!("{yaml}jpath:\n- ../libs/team\n"),
+    );
+    write(
+        app.join("components/cm.jsonnet"),
+        "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', labels: { team: (import 'team.libsonnet').team } } }\n",
+    );
+    let out = ok(&app, &["show", "default"]);
+    assert!(out.contains("team: vision"), "{out}");
+
+    write(dir.path().join("elsewhere/x.libsonnet"), "{}\n");
+    write(
+        app.join("app.yaml"),
+        &format!("{yaml}jpath:\n- ../../elsewhere\n"),
+    );
+    let err = fails(&app, &["show", "default"]);
+    for want in [
+        "app.yaml",
+        "jpath entry '../../elsewhere'",
+        "line",
+        "inside the app's repository",
+    ] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    write(app.join("app.yaml"), &format!("{yaml}jpath:\n- /etc\n"));
+    let err = fails(&app, &["show", "default"]);
+    assert!(err.contains("not a relative path"), "{err}");
+}

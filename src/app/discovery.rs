@@ -76,6 +76,23 @@ pub fn bundler_vendor(root: &Path) -> Option<PathBuf> {
     }
 }
 
+/// The repository `root` (an app's folder) is in: the nearest folder holding `.git`, the
+/// app's own included, found without crossing what [`locate`]'s walk may not cross.
+pub fn repository_root(root: &Path) -> Option<PathBuf> {
+    let root = root.canonicalize().ok()?;
+    let boundary = Boundary::of(&root);
+    let mut dir = root.as_path();
+    loop {
+        if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
+            return Some(dir.to_path_buf());
+        }
+        dir = dir.parent()?;
+        if boundary.stops_at(dir).is_some() {
+            return None;
+        }
+    }
+}
+
 /// What the walk up from one starting folder may not cross.
 struct Boundary {
     /// The starting folder's file system.

@@ -206,6 +206,7 @@ impl App {
             files: sandbox,
         };
         app.check_env_paths()?;
+        app.check_jpaths(&text)?;
         if let Some(id) = &app.spec.id
             && !spec::is_app_id(id)
         {
@@ -259,6 +260,55 @@ impl App {
     /// The folder the app's files are read from, as a sandbox.
     pub fn sandbox(&self) -> &crate::sandbox::Sandbox {
         &self.files
+    }
+
+    /// The library folders app.yaml's `jpath` lists, in its order (checked when the app
+    /// is read: each is a folder inside the app's repository).
+    pub fn jpaths(&self) -> Vec<PathBuf> {
+        self.spec.jpath.iter().map(|p| self.root.join(p)).collect()
+    }
+
+    /// Each `jpath` entry names a library folder ([`App::library_folder`]): an app.yaml
+    /// from elsewhere must not make kf read `~/.kube` or `/etc` into a manifest.
+    fn check_jpaths(&self, text: &str) -> Result<(), AppError> {
+        for entry in &self.spec.jpath {
+            if let Err(why) = self.library_folder(entry) {
+                let line = text
+                    .lines()
+                    .position(|l| l.contains(entry.as_str()))
+                    .map_or(String::new(), |i| format!(" (line {})", i + 1));
+                return Err(AppError::Invalid {
+                    path: self.root.join(APP_FILE),
+                    message: format!("jpath entry '{entry}'{line} {why}"),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The real folder `entry` (relative to the app) names, if it is a folder inside the
+    /// repository the app is in (the nearest folder holding `.git`; the app itself when
+    /// it is in none); else why not.
+    pub fn library_folder(&self, entry: &str) -> Result<PathBuf, String> {
+        if entry.is_empty() || Path::new(entry).is_absolute() {
+            return Err("is not a relative path; name a library folder relative to the app".into());
+        }
+        let top = discovery::repository_root(&self.root)
+            .or_else(|| self.root.canonicalize().ok())
+            .unwrap_or_else(|| self.root.clone());
+        let real = self
+            .root
+            .join(entry)
+            .canonicalize()
+            .map_err(|e| format!("names no folder ({e}); create it or remove the entry"))?;
+        if !real.is_dir() || !real.starts_with(&top) {
+            return Err(format!(
+                "resolves to {}, which is not a folder inside {}; kf reads libraries only inside the app's repository (pass others with -J)",
+                real.display(),
+                top.display()
+            ));
+        }
+        Ok(real)
     }
 
     /// The `vendor/` of the jsonnet-bundler project above the app, if there is one

@@ -48,6 +48,14 @@ pub struct AppSpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub id: Option<String>,
+    /// Library folders every verb searches for imports after the app's own and before
+    /// `-J` (relative to the app, inside its repository): a team's `-J`, kept with the app.
+    #[serde(
+        default,
+        deserialize_with = "null_is_empty",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub jpath: Vec<String>,
     pub kind: String,
     #[serde(
         default,
@@ -180,6 +188,7 @@ impl AppSpec {
             api_version: CURRENT_API_VERSION.to_string(),
             environments: BTreeMap::new(),
             id: Some(new_app_id()),
+            jpath: Vec::new(),
             kind: APP_KIND.to_string(),
             libraries: BTreeMap::new(),
             name: name.to_string(),

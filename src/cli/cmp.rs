@@ -80,6 +80,7 @@ fn generate(ctx: &Context_) -> Result<()> {
         &kf::render::RenderOptions {
             leak_engines: true,
             yaml_documents: true,
+            jpaths: request.jpaths.clone(),
             ..Default::default()
         },
     )?;

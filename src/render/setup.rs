@@ -60,6 +60,7 @@ pub(super) fn search_paths(
     paths.push(app.root.join("lib"));
     paths.extend(library.map(|l| l.path().to_path_buf()));
     paths.push(app.components_dir());
+    paths.extend(app.jpaths());
     paths.extend(extra.iter().cloned());
     paths
 }
@@ -67,13 +68,15 @@ pub(super) fn search_paths(
 pub fn new_engine(app: &App, env: &Environment, options: &RenderOptions) -> Engine {
     crate::engine::set_chart_cache(|| crate::userdir::cache_dir().ok().map(|d| d.join("charts")));
     let library = library(app, env);
-    // The app, the -J folders, the jsonnet-bundler vendor/ above the app, and a library
-    // kf generated (checked file by file).
+    // The app, the -J folders, the jsonnet-bundler vendor/ above the app, app.yaml's
+    // jpath folders, and a library kf generated (checked file by file).
     let bundler = app.bundler_vendor();
+    let listed = app.jpaths();
     let mut sandbox = crate::sandbox::Sandbox::new(
         std::iter::once(&app.root)
             .chain(options.jpaths.iter())
-            .chain(bundler.iter()),
+            .chain(bundler.iter())
+            .chain(listed.iter()),
     );
     if let Some(crate::ksonnetlib::LibraryDir::Cache { dir, digests }) = &library {
         sandbox = sandbox.with_verified(dir, digests.clone());

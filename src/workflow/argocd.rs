@@ -23,6 +23,9 @@ pub struct Request {
     pub env: Option<String>,
     /// `(component, param key, value)`, in the order given.
     pub params: Vec<(String, String, String)>,
+    /// Library folders to search after app.yaml's `jpath` (the `jpath` parameter), each
+    /// checked to be inside the app's repository.
+    pub jpaths: Vec<std::path::PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -42,7 +45,8 @@ pub fn discover(dir: &std::path::Path) -> bool {
 }
 
 /// The env and overrides from Argo CD's variables: the `env` parameter, else `env_var`
-/// (`ARGOCD_ENV_KF_ENV`); `params` (a map of `component.param` to value) for overrides.
+/// (`ARGOCD_ENV_KF_ENV`); `params` (a map of `component.param` to value) for overrides;
+/// `jpath` (an array of library folders) for imports.
 pub fn request(
     app: &App,
     parameters: Option<&str>,
@@ -51,6 +55,7 @@ pub fn request(
     let mut request = Request {
         env: env_var.filter(|e| !e.is_empty()).map(str::to_string),
         params: Vec::new(),
+        jpaths: Vec::new(),
     };
     let Some(parameters) = parameters.filter(|p| !p.trim().is_empty()) else {
         return Ok(request);
@@ -107,6 +112,26 @@ pub fn request(
                         ))
                     })?;
                     request.params.push((component, param, value));
+                }
+            }
+            "jpath" => {
+                let folders: Vec<&str> = match (p.get("array"), p.get("string")) {
+                    (Some(Value::Array(items)), _) => {
+                        items.iter().filter_map(Value::as_str).collect()
+                    }
+                    (None, Some(Value::String(one))) if !one.is_empty() => vec![one.as_str()],
+                    (None, None | Some(_)) => Vec::new(),
+                    _ => {
+                        return Err(bad(
+                            "parameter 'jpath' must be an array of library folders relative to the app: in the Application, spec.source.plugin.parameters: [{name: jpath, array: [../libs]}]".into(),
+                        ));
+                    }
+                };
+                for folder in folders {
+                    let real = app
+                        .library_folder(folder)
+                        .map_err(|why| bad(format!("parameter 'jpath', entry '{folder}' {why}")))?;
+                    request.jpaths.push(real);
                 }
             }
             // Parameters of other plugins or announcements kf does not take are Argo CD's.
