@@ -8,6 +8,7 @@
 // @optionalParam namespace string null Namespace the chart is rendered for, .Release.Namespace (default: the environment's namespace)
 // @optionalParam includeCrds boolean true Whether the objects of the chart's crds/ folder are rendered too
 // @optionalParam kubeVersion string null Kubernetes version the templates see as .Capabilities.KubeVersion (null: helm's own)
+// @kubernetes v1.15.0 Helm 3.0 or newer renders the chart, and supports no older Kubernetes
 local namespace = if params.namespace != null then params.namespace else env.namespace;
 // The chart is named from the app's folder; helmTemplate reads it from this file's.
 local up = std.join('', ['../' for _ in std.findSubstr('/', std.thisFile)]);
