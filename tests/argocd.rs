@@ -454,24 +454,7 @@ fn a_monorepo_with_vendor_at_its_root_renders_under_show_export_and_the_plugin()
 #[test]
 fn the_jpath_parameter_adds_library_folders_inside_the_repository() {
     let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("repo");
-    std::fs::create_dir_all(repo.join(".git")).unwrap();
-    write(
-        repo.join("libs/team/team.libsonnet"),
-        "{ team: 'vision' }\n",
-    );
-    ok(
-        &repo,
-        &[
-            "init",
-            "ml",
-            "--namespace",
-            "ml",
-            "--server",
-            "https://ml.example.com",
-        ],
-    );
-    let app = repo.join("ml");
+    let (_, app) = app_in_repository(dir.path());
     write(
         app.join("components/cm.jsonnet"),
         "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', labels: { team: (import 'team.libsonnet').team } } }\n",

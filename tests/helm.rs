@@ -44,16 +44,6 @@ fn show_json(app: &TempApp, vars: &[(&str, &str)]) -> Vec<Value> {
     shown["items"].as_array().unwrap().clone()
 }
 
-fn id(o: &Value) -> (String, String) {
-    (
-        o["kind"].as_str().unwrap_or_default().to_string(),
-        o["metadata"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-    )
-}
-
 #[test]
 #[ignore = "needs helm: KF_TEST_HELM=$(bash tests/tools/kube-tools)/helm cargo test --test helm -- --include-ignored"]
 fn a_chart_renders_through_tanka_util_object_for_object_as_helm_template() {
@@ -101,9 +91,9 @@ fn a_chart_renders_through_tanka_util_object_for_object_as_helm_template() {
     for doc in &docs {
         let mine = items
             .iter()
-            .find(|i| id(i) == id(doc))
-            .unwrap_or_else(|| panic!("{:?} is missing from kf's render", id(doc)));
-        assert_eq!(strip(mine), strip(doc), "{:?}", id(doc));
+            .find(|i| kind_and_name(i) == kind_and_name(doc))
+            .unwrap_or_else(|| panic!("{:?} is missing from kf's render", kind_and_name(doc)));
+        assert_eq!(strip(mine), strip(doc), "{:?}", kind_and_name(doc));
         // Labels: helm's, tanka-util's, and kf's own.
         let labels = &mine["metadata"]["labels"];
         if let Some(theirs) = doc["metadata"]["labels"].as_object() {
@@ -112,7 +102,7 @@ fn a_chart_renders_through_tanka_util_object_for_object_as_helm_template() {
                 .iter()
                 .filter(|(k, _)| *k != "app.kubernetes.io/managed-by")
             {
-                assert_eq!(&labels[k], v, "{:?} label {k}", id(doc));
+                assert_eq!(&labels[k], v, "{:?} label {k}", kind_and_name(doc));
             }
         }
         assert_eq!(labels["app.kubernetes.io/managed-by"], "Helmraiser");
@@ -159,7 +149,7 @@ fn objects_are_keyed_as_tanka_keys_them_and_helm_runs_once_per_chart() {
     let items = show_json(&app, &vars);
     let picked: Vec<_> = items
         .iter()
-        .filter(|i| id(i).1.starts_with("picked"))
+        .filter(|i| kind_and_name(i).1.starts_with("picked"))
         .collect();
     assert_eq!(picked.len(), 2, "{picked:?}");
     // Two components, one chart and options: one run.
@@ -181,7 +171,7 @@ fn objects_are_keyed_as_tanka_keys_them_and_helm_runs_once_per_chart() {
     let replicas = |items: &[Value]| {
         items
             .iter()
-            .find(|i| id(i) == ("Deployment".into(), "picked".into()))
+            .find(|i| kind_and_name(i) == ("Deployment".into(), "picked".into()))
             .map(|d| d["spec"]["replicas"].clone())
     };
     assert_eq!(replicas(&items), Some(1.into()));

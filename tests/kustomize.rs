@@ -35,16 +35,6 @@ fn kustomize_app(paths: &[&str]) -> TempApp {
     app
 }
 
-fn id(o: &Value) -> (String, String) {
-    (
-        o["kind"].as_str().unwrap_or_default().to_string(),
-        o["metadata"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-    )
-}
-
 #[test]
 #[ignore = "needs kubectl: KF_TEST_KUBECTL=$(bash tests/tools/kube-tools)/kubectl cargo test --test kustomize -- --include-ignored"]
 fn kustomizations_render_object_for_object_as_kubectl_kustomize() {
@@ -83,15 +73,19 @@ fn kustomizations_render_object_for_object_as_kubectl_kustomize() {
     for want in &expected {
         let mine = items
             .iter()
-            .find(|i| id(i) == id(want))
-            .unwrap_or_else(|| panic!("{:?} is missing from kf's render", id(want)));
+            .find(|i| kind_and_name(i) == kind_and_name(want))
+            .unwrap_or_else(|| panic!("{:?} is missing from kf's render", kind_and_name(want)));
         let mut mine = mine.clone();
         // kf labels each object with its component; the rest is kustomize's own.
         let labels = mine["metadata"]["labels"].as_object_mut().unwrap();
         assert_eq!(labels.remove("ksonnet.io/component"), Some("bases".into()));
-        assert_eq!(&mine, want, "{:?}", id(want));
+        assert_eq!(&mine, want, "{:?}", kind_and_name(want));
     }
-    assert!(items.iter().any(|i| id(i).1 == "cluster-a-dev-myapp-pod"));
+    assert!(
+        items
+            .iter()
+            .any(|i| kind_and_name(i).1 == "cluster-a-dev-myapp-pod")
+    );
 }
 
 #[test]

@@ -509,24 +509,7 @@ fn misspelt_param_points_at_file_line_and_column() {
 #[test]
 fn app_yaml_jpath_folders_are_searched_and_stay_inside_the_repository() {
     let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("repo");
-    std::fs::create_dir_all(repo.join(".git")).unwrap();
-    write(
-        repo.join("libs/team/team.libsonnet"),
-        "{ team: 'vision' }\n",
-    );
-    ok(
-        &repo,
-        &[
-            "init",
-            "ml",
-            "--namespace",
-            "ml",
-            "--server",
-            "https://ml.example.com",
-        ],
-    );
-    let app = repo.join("ml");
+    let (_, app) = app_in_repository(dir.path());
     let yaml = read(app.join("app.yaml"));
     write(
         app.join("app.yaml"),

@@ -66,6 +66,15 @@ pub fn folder(place: &Place, wanted: &Path, what: &str, how: &str) -> Result<Pat
 }
 
 impl Place {
+    /// `rel` beside the file `called_from` names (relative to the app, as `std.thisFile`
+    /// gives it, or absolute), as Tanka joins a native's path to `opts.calledFrom`.
+    pub fn beside(&self, called_from: &str, rel: &str) -> PathBuf {
+        self.root
+            .join(called_from)
+            .parent()
+            .map_or_else(|| PathBuf::from(rel), |dir| dir.join(rel))
+    }
+
     /// `path` as a user reads it: `..` taken out, relative to the app where it is inside.
     pub fn shown(&self, path: &Path) -> String {
         let mut clean = PathBuf::new();

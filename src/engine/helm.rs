@@ -113,11 +113,7 @@ pub fn helm_template(name: IStr, chart: IStr, opts: ObjValue) -> Result<Val> {
     };
     let what = format!("helmTemplate('{name}', '{chart}')");
     let place = external::place();
-    let wanted = place
-        .root
-        .join(&called_from)
-        .parent()
-        .map_or_else(|| PathBuf::from(chart.as_str()), |d| d.join(chart.as_str()));
+    let wanted = place.beside(&called_from, &chart);
     let how = "vendor it into the app: helm pull REPO/CHART --version V --untar --untardir charts";
     let dir = external::folder(&place, &wanted, &what, how)?;
     if !dir.join("Chart.yaml").is_file() {

@@ -53,11 +53,7 @@ pub fn kustomize_build(path: IStr, opts: ObjValue) -> Result<Val> {
         );
     };
     let place = external::place();
-    let wanted = place
-        .root
-        .join(&called_from)
-        .parent()
-        .map_or_else(|| PathBuf::from(path.as_str()), |d| d.join(path.as_str()));
+    let wanted = place.beside(&called_from, &path);
     let how = "copy the kustomization (and its bases) into the app";
     let dir = external::folder(&place, &wanted, &what, how)?;
     let mut seen = Vec::new();

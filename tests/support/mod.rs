@@ -393,3 +393,33 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A git repository in `dir` (a `.git` folder is enough for kf) holding
+/// `libs/team/team.libsonnet` and a kf app `ml`: (the repository, the app).
+pub fn app_in_repository(dir: &Path) -> (PathBuf, PathBuf) {
+    let repo = dir.join("repo");
+    std::fs::create_dir_all(repo.join(".git")).expect("mkdir .git");
+    write(
+        repo.join("libs/team/team.libsonnet"),
+        "{ team: 'vision' }\n",
+    );
+    ok(
+        &repo,
+        &[
+            "init",
+            "ml",
+            "--namespace",
+            "ml",
+            "--server",
+            "https://ml.example.com",
+        ],
+    );
+    let app = repo.join("ml");
+    (repo, app)
+}
+
+/// An object's kind and name, to find it among others.
+pub fn kind_and_name(o: &serde_json::Value) -> (String, String) {
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    (text(&o["kind"]), text(&o["metadata"]["name"]))
+}
