@@ -540,3 +540,44 @@ fn app_yaml_jpath_folders_are_searched_and_stay_inside_the_repository() {
     let err = fails(&app, &["show", "default"]);
     assert!(err.contains("not a relative path"), "{err}");
 }
+
+/// A Tanka-style `lib/k.libsonnet` comes before the ksonnet-lib kf generates: the import
+/// reads it, and kf says, once, which file it hides.
+#[test]
+fn a_k_libsonnet_that_hides_kfs_generated_one_is_named_once() {
+    let app = new_app();
+    write(app.root.join("lib/k.libsonnet"), "{ tanka: 'yes' }\n");
+    write(
+        app.root.join("components/a.jsonnet"),
+        "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: (import 'k.libsonnet').tanka } }\n",
+    );
+    write(
+        app.root.join("components/b.jsonnet"),
+        "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b' }, data: { k: (import 'k.libsonnet').tanka } }\n",
+    );
+    let run = kf_in(&app.root, &["show", "default"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("k: \"yes\""), "{}", run.stdout);
+    let warnings: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("import 'k.libsonnet' reads lib/k.libsonnet, which hides"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", run.stderr);
+    assert!(
+        warnings[0].contains("k.libsonnet further along"),
+        "{}",
+        warnings[0]
+    );
+    // Without the Tanka-style file, the import reads kf's own, and nothing is said.
+    std::fs::remove_file(app.root.join("lib/k.libsonnet")).unwrap();
+    write(
+        app.root.join("components/a.jsonnet"),
+        "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: std.toString(std.objectHasAll(import 'k.libsonnet', 'core')) } }\n",
+    );
+    std::fs::remove_file(app.root.join("components/b.jsonnet")).unwrap();
+    let run = kf_in(&app.root, &["show", "default"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("k: \"true\""), "{}", run.stdout);
+    assert!(!run.stderr.contains("hides"), "{}", run.stderr);
+}

@@ -14,6 +14,13 @@ use jrsonnet_gcmodule::Acyclic;
 
 use crate::sandbox::{ReadError, Sandbox};
 
+/// The library entry points a Tanka layout and kf's generated ksonnet-lib both name:
+/// when one hides another, kf says so.
+const SHADOWED_NAMES: [&str; 2] = ["k.libsonnet", "k8s.libsonnet"];
+
+/// The files a shadowing warning was printed for (once a process each).
+static SHADOW_WARNED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
 #[derive(Acyclic)]
 pub struct KfImportResolver {
     search_paths: Vec<PathBuf>,
@@ -102,6 +109,44 @@ impl KfImportResolver {
         ))))
     }
 
+    /// Warn, once a process for each file, when the `k.libsonnet` an import found in
+    /// search folder `at` hides another further along: a Tanka-style `lib/k.libsonnet` or
+    /// a vendored one in front of the ksonnet-lib kf generated, or the other way round.
+    fn warn_if_shadowing(
+        &self,
+        from: &SourcePath,
+        wanted: &str,
+        found: &Path,
+        at: usize,
+    ) -> Result<()> {
+        for later in self.search_paths.iter().skip(at + 1) {
+            let hidden = later.join(wanted);
+            if self.existing_file(&hidden, from, wanted)?.is_none() {
+                continue;
+            }
+            let mut warned = SHADOW_WARNED
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if !warned.iter().any(|w| w == found) {
+                warned.push(found.to_path_buf());
+                let shown = |p: &Path| {
+                    p.strip_prefix(&self.display_root)
+                        .unwrap_or(p)
+                        .display()
+                        .to_string()
+                };
+                eprintln!(
+                    "warning: {}: import '{wanted}' reads {}, which hides {} further along the import path (docs/rendering.md, \"Import search path\"); rename one, or import the one you mean by a path that names its folder",
+                    self.location(from, wanted),
+                    shown(found),
+                    shown(&hidden)
+                );
+            }
+            break;
+        }
+        Ok(())
+    }
+
     /// An import found in none of the folders: where it is, each folder looked in (in the
     /// order searched), and how to add one.
     fn not_found(&self, from: &SourcePath, wanted: &str) -> String {
@@ -167,8 +212,11 @@ impl ImportResolver for KfImportResolver {
         {
             return Ok(found);
         }
-        for lib in &self.search_paths {
+        for (i, lib) in self.search_paths.iter().enumerate() {
             if let Some(found) = existing(&lib.join(wanted_path))? {
+                if SHADOWED_NAMES.contains(&shown.as_str()) {
+                    self.warn_if_shadowing(from, &shown, &lib.join(wanted_path), i)?;
+                }
                 return Ok(found);
             }
         }
