@@ -447,6 +447,20 @@ fn a_monorepo_with_vendor_at_its_root_renders_under_show_export_and_the_plugin()
         err.contains("is in none of the folders kf searched"),
         "{err}"
     );
+    // Nor above an app that is a repository of its own.
+    std::fs::rename(
+        dir.path().join("jsonnetfile.json"),
+        repo.join("jsonnetfile.json"),
+    )
+    .unwrap();
+    std::fs::rename(dir.path().join("vendor"), repo.join("vendor")).unwrap();
+    assert_eq!(ok(&app, &["show", "default"]), shown);
+    std::fs::create_dir(app.join(".git")).unwrap();
+    let err = fails(&app, &["show", "default"]);
+    assert!(
+        err.contains("is in none of the folders kf searched"),
+        "{err}"
+    );
 }
 
 /// The plugin's `jpath` parameter (an array, as Argo CD sends one) adds library folders

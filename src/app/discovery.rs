@@ -52,45 +52,44 @@ pub fn locate(start: &Path) -> Result<PathBuf, AppError> {
     }
 }
 
-/// The `vendor/` folder of the jsonnet-bundler project `root` (an app's folder) is in: the
-/// nearest folder above it holding a `jsonnetfile.json` and a `vendor/` folder, looked for
-/// up to the repository's root (the folder holding `.git`) and never across what
-/// [`locate`]'s walk may not cross. A Tanka monorepo keeps its libraries there, beside the
-/// apps, and an app's `vendor` is often a symlink to it.
-pub fn bundler_vendor(root: &Path) -> Option<PathBuf> {
-    let root = root.canonicalize().ok()?;
-    let boundary = Boundary::of(&root);
-    let mut dir = root.parent()?;
-    loop {
-        if boundary.stops_at(dir).is_some() {
-            return None;
-        }
-        let vendor = dir.join("vendor");
-        if dir.join("jsonnetfile.json").is_file() && vendor.is_dir() {
-            return Some(vendor);
-        }
-        if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
-            return None;
-        }
-        dir = dir.parent()?;
-    }
+/// `root` (an app's folder) and the folders above it, nearest first, as far as
+/// [`locate`]'s walk may go.
+fn walk_up(root: &Path) -> impl Iterator<Item = PathBuf> {
+    let root = root.canonicalize().ok();
+    let boundary = root.as_deref().map(Boundary::of);
+    std::iter::successors(root, |dir| dir.parent().map(Path::to_path_buf))
+        .enumerate()
+        .take_while(move |(i, dir)| {
+            *i == 0 || boundary.as_ref().is_some_and(|b| b.stops_at(dir).is_none())
+        })
+        .map(|(_, dir)| dir)
 }
 
-/// The repository `root` (an app's folder) is in: the nearest folder holding `.git`, the
-/// app's own included, found without crossing what [`locate`]'s walk may not cross.
+fn holds_git(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir.join(".git")).is_ok()
+}
+
+/// The repository `root` is in: the nearest folder of [`walk_up`] holding `.git`, the
+/// app's own included.
 pub fn repository_root(root: &Path) -> Option<PathBuf> {
-    let root = root.canonicalize().ok()?;
-    let boundary = Boundary::of(&root);
-    let mut dir = root.as_path();
-    loop {
-        if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
-            return Some(dir.to_path_buf());
+    walk_up(root).find(|dir| holds_git(dir))
+}
+
+/// The `vendor/` folder of the jsonnet-bundler project `root` is in: the nearest folder
+/// above it holding a `jsonnetfile.json` and a `vendor/` folder, looked for up to the
+/// repository's root (the folder holding `.git`). A Tanka monorepo keeps its libraries
+/// there, beside the apps, and an app's `vendor` is often a symlink to it.
+pub fn bundler_vendor(root: &Path) -> Option<PathBuf> {
+    for (i, dir) in walk_up(root).enumerate() {
+        let vendor = dir.join("vendor");
+        if i > 0 && dir.join("jsonnetfile.json").is_file() && vendor.is_dir() {
+            return Some(vendor);
         }
-        dir = dir.parent()?;
-        if boundary.stops_at(dir).is_some() {
+        if holds_git(&dir) {
             return None;
         }
     }
+    None
 }
 
 /// What the walk up from one starting folder may not cross.

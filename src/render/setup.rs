@@ -44,11 +44,15 @@ pub(super) fn library(app: &App, env: &Environment) -> Option<crate::ksonnetlib:
     }
 }
 
-/// The folders imports are searched in, in ksonnet's order.
+/// The folders imports are searched in, in ksonnet's order, with kf's additions: the
+/// jsonnet-bundler `vendor/` above the app (`bundler`), app.yaml's `jpath` folders
+/// (`listed`) and the `-J` folders (`extra`).
 pub(super) fn search_paths(
     app: &App,
     env: &Environment,
     library: Option<&crate::ksonnetlib::LibraryDir>,
+    bundler: Option<&PathBuf>,
+    listed: &[PathBuf],
     extra: &[PathBuf],
 ) -> Vec<PathBuf> {
     let mut paths = vec![
@@ -56,11 +60,11 @@ pub(super) fn search_paths(
         app.env_dir(env),
         app.root.join("vendor"),
     ];
-    paths.extend(app.bundler_vendor());
+    paths.extend(bundler.cloned());
     paths.push(app.root.join("lib"));
     paths.extend(library.map(|l| l.path().to_path_buf()));
     paths.push(app.components_dir());
-    paths.extend(app.jpaths());
+    paths.extend(listed.iter().cloned());
     paths.extend(extra.iter().cloned());
     paths
 }
@@ -83,7 +87,14 @@ pub fn new_engine(app: &App, env: &Environment, options: &RenderOptions) -> Engi
     }
     let engine = Engine::new(EngineOptions {
         display_root: app.root.clone(),
-        search_paths: search_paths(app, env, library.as_ref(), &options.jpaths),
+        search_paths: search_paths(
+            app,
+            env,
+            library.as_ref(),
+            bundler.as_ref(),
+            &listed,
+            &options.jpaths,
+        ),
         aliases: crate::registry::version_aliases(app),
         sandbox,
         max_stack: options
