@@ -55,28 +55,17 @@ fn a_chart_renders_through_tanka_util_object_for_object_as_helm_template() {
     let items = show_json(&app, &[("KF_HELM", &helm_env), ("XDG_CACHE_HOME", &cache)]);
 
     // The oracle: helm itself, with the flags tanka-util's call gives.
-    let out = std::process::Command::new(&helm)
-        .args(["template", "kueue"])
-        .arg(app.root.join("charts/kueue"))
-        .args([
-            "--include-crds",
-            "--namespace=kueue-system",
-            "--set",
-            "controllerManager.replicas=2",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let docs = yaml_documents_of(
+        std::process::Command::new(&helm)
+            .args(["template", "kueue"])
+            .arg(app.root.join("charts/kueue"))
+            .args([
+                "--include-crds",
+                "--namespace=kueue-system",
+                "--set",
+                "controllerManager.replicas=2",
+            ]),
     );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let docs: Vec<Value> = serde_saphyr::from_multiple::<Value>(&text)
-        .unwrap()
-        .into_iter()
-        .filter(|d| !d.is_null())
-        .collect();
     assert!(docs.len() > 20, "{} documents", docs.len());
     assert!(docs.iter().any(|d| d["kind"] == "CustomResourceDefinition"));
     assert_eq!(items.len(), docs.len());

@@ -54,18 +54,11 @@ fn kustomizations_render_object_for_object_as_kubectl_kustomize() {
 
     let mut expected = Vec::new();
     for dir in ["helloWorld", "multibases"] {
-        let out = std::process::Command::new(&kubectl)
-            .arg("kustomize")
-            .arg(app.root.join("kustomize").join(dir))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8(out.stdout).unwrap();
-        expected.extend(serde_saphyr::from_multiple::<Value>(&text).unwrap());
+        expected.extend(yaml_documents_of(
+            std::process::Command::new(&kubectl)
+                .arg("kustomize")
+                .arg(app.root.join("kustomize").join(dir)),
+        ));
     }
     // helloWorld: a ConfigMap, a Deployment and a Service; multibases: three pods.
     assert_eq!(expected.len(), 6);

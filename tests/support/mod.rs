@@ -423,3 +423,20 @@ pub fn kind_and_name(o: &serde_json::Value) -> (String, String) {
     let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
     (text(&o["kind"]), text(&o["metadata"]["name"]))
 }
+
+/// The YAML documents a real tool (helm, kubectl) prints, empty ones left out; the tool
+/// must succeed.
+pub fn yaml_documents_of(cmd: &mut Command) -> Vec<serde_json::Value> {
+    let out = cmd.output().expect("the tool runs");
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    serde_saphyr::from_multiple::<serde_json::Value>(&text)
+        .expect("YAML")
+        .into_iter()
+        .filter(|d| !d.is_null())
+        .collect()
+}
