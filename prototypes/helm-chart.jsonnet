@@ -1,6 +1,6 @@
 // @apiVersion 0.0.1
 // @name io.ksonnet.pkg.helm-chart
-// @description Renders a Helm chart kept in the app (charts/<chart>; vendor one with `helm pull REPO/CHART --version V --untar --untardir charts`) with the user's helm, v3 or v4, as `helm template` would, CRDs included. Its values are this component's 'values' param, so one value is set per environment as any param is: `kf param set <component> values.controllerManager.replicas 2 --env prod`. The chart's own values.yaml fills in the rest.
+// @description Renders a Helm chart kept in the app (charts/<chart>; vendor one with `kf chart add REPO/NAME@VERSION`) with the user's helm, v3 or v4, as `helm template` would, CRDs included. Its values are this component's 'values' param, so one value is set per environment as any param is: `kf param set <component> values.controllerManager.replicas 2 --env prod`. The chart's own values.yaml fills in the rest.
 // @shortDescription A Helm chart in the app, its values set per environment
 // @param name string Release name the chart's templates see as .Release.Name
 // @param chart string Folder of the chart, relative to the app (e.g. charts/kueue)

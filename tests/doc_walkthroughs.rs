@@ -43,6 +43,10 @@ const SKIPPED: &[(&str, &str)] = &[
         "# runs helm",
         "runs helm on a vendored chart; tests/helm.rs does, with the real helm",
     ),
+    (
+        "# pulls with helm",
+        "pulls a chart from its repository: no network here; tests/charts.rs pulls from a local repository with the real helm",
+    ),
     ("kf delete", "needs a cluster"),
     (
         "kf registry add team git@",

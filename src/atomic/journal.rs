@@ -20,13 +20,15 @@ use serde::{Deserialize, Serialize};
 pub const JOURNAL_FILE: &str = ".kf-journal";
 
 /// The folders below the app root whose contents kf writes.
-pub const MANAGED_FOLDERS: &[&str] = &["components", "environments", "vendor", "lib"];
+pub const MANAGED_FOLDERS: &[&str] = &["components", "environments", "vendor", "lib", "charts"];
 /// The files at the app root that kf writes.
 const MANAGED_FILES: &[&str] = &[
     "app.yaml",
     "app.override.yaml",
     ".ks_environment",
     ".gitignore",
+    "chartfile.yaml",
+    "chartfile.lock",
 ];
 /// kf's own staging files and folders start so; its graveyards of replaced folders so.
 pub const STAGING_PREFIX: &str = ".kf-";

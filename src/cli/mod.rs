@@ -2,6 +2,7 @@
 
 mod about;
 mod apply;
+mod chart;
 mod cluster_args;
 mod cmp;
 mod component;
@@ -87,6 +88,8 @@ enum Command {
     Registry(registry::RegistryCommand),
     #[command(subcommand)]
     Pkg(registry::PkgCommand),
+    #[command(subcommand)]
+    Chart(chart::ChartCommand),
     Validate(validate::ValidateArgs),
     Upgrade(upgrade::UpgradeArgs),
     Recover(upgrade::RecoverArgs),
@@ -148,6 +151,7 @@ pub fn run() -> Result<()> {
         Command::Status(a) => status::run(&ctx, a),
         Command::Registry(c) => registry::run_registry(&ctx, c),
         Command::Pkg(c) => registry::run_pkg(&ctx, c),
+        Command::Chart(c) => chart::run(&ctx, c),
         Command::Validate(a) => validate::run(&ctx, a),
         Command::Upgrade(a) => upgrade::run(&ctx, a),
         Command::Recover(a) => upgrade::run_recover(&ctx, a),

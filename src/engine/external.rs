@@ -21,7 +21,7 @@ const TIME_LIMIT: Duration = Duration::from_secs(120);
 /// The most kf reads of what a program prints.
 pub const MAX_OUTPUT: u64 = 64 << 20;
 /// The most files a folder handed to a program may hold.
-const MAX_FILES: usize = 20_000;
+pub const MAX_FILES: usize = 20_000;
 
 /// The app's folder and what a render on this thread may read.
 #[derive(Clone, Default)]
@@ -156,6 +156,30 @@ pub fn run(
     stdin: Option<String>,
     what: &str,
 ) -> Result<std::result::Result<String, Failed>> {
+    run_keeping(program, args, stdin, what, &[])
+}
+
+/// The variables a program that reaches the network needs from the user's environment:
+/// proxies and where the system's CA certificates are.
+pub const NETWORK_VARS: &[&str] = &[
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_PROXY",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+];
+
+/// [`run`], keeping also the variables `keep` names.
+pub fn run_keeping(
+    program: &Path,
+    args: &[OsString],
+    stdin: Option<String>,
+    what: &str,
+    keep: &[&str],
+) -> Result<std::result::Result<String, Failed>> {
     let home = match tempfile::tempdir() {
         Ok(h) => h,
         Err(e) => bail!("{what}: a temporary HOME for {}: {e}", program.display()),
@@ -169,6 +193,7 @@ pub fn run(
         .env("HELM_CONFIG_HOME", home.path().join("config"))
         .env("HELM_DATA_HOME", home.path().join("data"))
         .env("KUBECONFIG", home.path().join("no-kubeconfig"))
+        .envs(keep.iter().filter_map(|k| Some((*k, std::env::var_os(k)?))))
         .current_dir(home.path())
         .stdin(if stdin.is_some() {
             Stdio::piped()

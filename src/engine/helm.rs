@@ -114,7 +114,7 @@ pub fn helm_template(name: IStr, chart: IStr, opts: ObjValue) -> Result<Val> {
     let what = format!("helmTemplate('{name}', '{chart}')");
     let place = external::place();
     let wanted = place.beside(&called_from, &chart);
-    let how = "vendor it into the app: helm pull REPO/CHART --version V --untar --untardir charts";
+    let how = "vendor it into the app with `kf chart add REPO/NAME@VERSION` (or helm pull REPO/NAME --version V --untar --untardir charts)";
     let dir = external::folder(&place, &wanted, &what, how)?;
     if !dir.join("Chart.yaml").is_file() {
         bail!(
@@ -122,12 +122,18 @@ pub fn helm_template(name: IStr, chart: IStr, opts: ObjValue) -> Result<Val> {
             place.shown(&wanted)
         );
     }
+    let files = match super::chartfile::read_tree(&dir, external::MAX_FILES, external::MAX_OUTPUT) {
+        Ok(f) => f,
+        Err(e) => bail!("{what}: {e}"),
+    };
+    let tree = super::chartfile::tree_digest(files.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
+    check_recorded(&place, &dir, &tree, &what)?;
     let Some((helm, _)) = external::find_program("KF_HELM", &["helm"]) else {
         bail!(
             "helmTemplate needs helm (v3 or v4) and there is none on PATH; install it (https://helm.sh/docs/intro/install/) or name it with KF_HELM=/path/to/helm"
         );
     };
-    let key = digest_of(&helm, &dir, &name, &options)?;
+    let key = digest_of(&helm, &tree, &name, &options);
     let slot = slot(&key);
     let mut made = slot.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(objects) = made.as_ref() {
@@ -164,13 +170,13 @@ pub fn helm_template(name: IStr, chart: IStr, opts: ObjValue) -> Result<Val> {
 }
 
 /// SHA-256 of helm (its path, size and time), the release name, the options (without
-/// calledFrom) and every file of the chart folder (names and bytes).
-fn digest_of(helm: &Path, dir: &Path, name: &str, options: &Options) -> Result<[u8; 32]> {
+/// calledFrom) and the digest of the chart's files.
+fn digest_of(helm: &Path, tree: &str, name: &str, options: &Options) -> [u8; 32] {
     use sha2::Digest;
     let mut hash = sha2::Sha256::new();
     let meta = std::fs::metadata(helm).ok();
     hash.update(format!(
-        "{}\0{:?}\0{:?}\0{name}\0",
+        "{}\0{:?}\0{:?}\0{name}\0{tree}\0",
         helm.display(),
         meta.as_ref().map(std::fs::Metadata::len),
         meta.and_then(|m| m.modified().ok())
@@ -180,19 +186,35 @@ fn digest_of(helm: &Path, dir: &Path, name: &str, options: &Options) -> Result<[
         o.remove("calledFrom");
     }
     hash.update(decided.to_string());
-    let mut files = Vec::new();
-    external::list_files(dir, dir, &mut files, "helmTemplate")?;
-    files.sort();
-    for rel in files {
-        let bytes = match std::fs::read(dir.join(&rel)) {
-            Ok(b) => b,
-            Err(e) => bail!("helmTemplate: reading {}: {e}", dir.join(&rel).display()),
-        };
-        hash.update(rel.to_string_lossy().as_bytes());
-        hash.update((bytes.len() as u64).to_le_bytes());
-        hash.update(&bytes);
+    hash.finalize().into()
+}
+
+/// A chart folder `kf chart` pulled (recorded in the `chartfile.lock` beside its
+/// `charts/`) renders only while its files are what was pulled.
+fn check_recorded(place: &external::Place, dir: &Path, tree: &str, what: &str) -> Result<()> {
+    let read = |path: &Path| {
+        let real = place.sandbox.resolve(path).ok()?;
+        crate::sandbox::read_regular_text(&real, super::chartfile::MAX_FILE).ok()
+    };
+    let recorded = match super::chartfile::recorded_for(dir, read) {
+        Ok(r) => r,
+        Err(e) => bail!("{what}: {e}"),
+    };
+    if let Some((locked, lock, line)) = recorded
+        && locked.digest != tree
+    {
+        let at = line.map_or(String::new(), |l| format!(":{l}"));
+        bail!(
+            "{what}: {} is not what `kf chart` pulled ({}@{}, recorded in {}{at}): its files' digest is {tree}, the record says {}. Pull it again with `kf chart update`; to render a folder you changed on purpose, remove its entry from {}",
+            place.shown(dir),
+            locked.chart,
+            locked.version,
+            place.shown(Path::new(&lock)),
+            locked.digest,
+            super::chartfile::LOCKFILE
+        );
     }
-    Ok(hash.finalize().into())
+    Ok(())
 }
 
 /// `helm template NAME DIR --values -` and the flags Tanka passes for the options.

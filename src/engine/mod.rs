@@ -4,7 +4,8 @@
 //! jrsonnet's state is thread-local and its values are not `Send`: an [`Engine`] lives and
 //! dies on the thread that made it.
 
-mod external;
+pub mod chartfile;
+pub mod external;
 mod helm;
 mod imports;
 pub mod json_import;

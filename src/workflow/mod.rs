@@ -8,6 +8,7 @@
 pub mod api_spec;
 pub mod apply;
 pub mod argocd;
+pub mod charts;
 pub mod component;
 pub mod delete;
 pub mod diff;
