@@ -296,3 +296,98 @@ fn the_helm_chart_prototype_takes_only_its_params() {
         run.stderr
     );
 }
+
+/// A chart with a dependency and CRDs of both its own and the dependency's: NVIDIA's GPU
+/// Operator, which vendors node-feature-discovery in its charts/ (as `helm pull` gives
+/// it). Rendered by the helm-chart prototype, object for object what `helm template`
+/// prints; the dependency's condition is a value like any other, set per environment.
+#[test]
+#[ignore = "needs helm: KF_TEST_HELM=$(bash tests/tools/kube-tools)/helm cargo test --test helm -- --include-ignored"]
+fn a_chart_with_a_dependency_renders_as_helm_template_and_its_condition_is_a_param() {
+    let helm = helm();
+    let app = kueue_app("{}");
+    std::fs::remove_file(app.root.join("components/kueue.jsonnet")).unwrap();
+    ok(
+        &app.root,
+        &[
+            "generate",
+            "helm-chart",
+            "gpu",
+            "--chart=charts/gpu-operator",
+        ],
+    );
+    ok(
+        &app.root,
+        &[
+            "param",
+            "set",
+            "gpu",
+            "values.nfd.enabled",
+            "false",
+            "--env",
+            "prod",
+        ],
+    );
+    let helm_env = helm.display().to_string();
+    let cache = app.root.join("../cache").display().to_string();
+    let vars = [("KF_HELM", helm_env.as_str()), ("XDG_CACHE_HOME", &cache)];
+    let shown = |env: &str| {
+        let run = kf_in_with_env(&app.root, &["show", env, "-o", "json"], &vars);
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        let shown: Value = serde_json::from_str(&run.stdout).unwrap();
+        shown["items"].as_array().unwrap().clone()
+    };
+    let oracle = |namespace: &str, extra: &[&str]| {
+        yaml_documents_of(
+            std::process::Command::new(&helm)
+                .args(["template", "gpu"])
+                .arg(app.root.join("charts/gpu-operator"))
+                .args(["--include-crds", &format!("--namespace={namespace}")])
+                .args(extra),
+        )
+    };
+    let strip = |o: &Value| {
+        let mut o = o.clone();
+        if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.remove("labels");
+        }
+        o
+    };
+    let from_nfd = |items: &[Value]| {
+        items
+            .iter()
+            .filter(|i| kind_and_name(i).1.contains("node-feature-discovery"))
+            .count()
+    };
+    for (env, namespace, extra) in [
+        ("default", "ml-dev", &[][..]),
+        ("prod", "ml-prod", &["--set", "nfd.enabled=false"][..]),
+    ] {
+        let items = shown(env);
+        let docs = oracle(namespace, extra);
+        assert_eq!(items.len(), docs.len(), "{env}");
+        for doc in &docs {
+            let mine = items
+                .iter()
+                .find(|i| kind_and_name(i) == kind_and_name(doc))
+                .unwrap_or_else(|| panic!("{env}: {:?} is missing", kind_and_name(doc)));
+            assert_eq!(strip(mine), strip(doc), "{env}: {:?}", kind_and_name(doc));
+        }
+        let crds: Vec<String> = items
+            .iter()
+            .filter(|i| i["kind"] == "CustomResourceDefinition")
+            .map(|i| kind_and_name(i).1)
+            .collect();
+        // The operator's own CRDs, and (in the default env) the dependency's.
+        assert!(
+            crds.contains(&"clusterpolicies.nvidia.com".to_string()),
+            "{crds:?}"
+        );
+        assert_eq!(
+            crds.contains(&"nodefeaturerules.nfd.k8s-sigs.io".to_string()),
+            env == "default",
+            "{env}: {crds:?}"
+        );
+        assert_eq!(from_nfd(&items) > 0, env == "default", "{env}");
+    }
+}
