@@ -275,10 +275,29 @@ pub fn run_keeping(
 /// Tanka's default name format, the one way kf keys a program's objects.
 pub const DEFAULT_NAME_FORMAT: &str = r#"{{ print .kind "_" .metadata.name | snakecase }}"#;
 
-/// The documents of `text` as one object keyed `snakecase(kind + "_" + name)`, as
-/// Tanka's default name format keys them; empty documents are skipped, a key given twice
-/// is an error.
-pub fn keyed_objects(text: &str, what: &str) -> Result<Value> {
+/// The name format of a native's `nameFormat` option: `None` for Tanka's default (or
+/// none given), else the parsed format; `what` begins the error.
+pub fn name_format(
+    given: Option<&str>,
+    what: &str,
+) -> Result<Option<super::name_format::NameFormat>> {
+    match given.map(str::trim) {
+        None | Some(DEFAULT_NAME_FORMAT) | Some("") => Ok(None),
+        Some(format) => match super::name_format::NameFormat::parse(format) {
+            Ok(f) => Ok(Some(f)),
+            Err(e) => bail!("{what}: nameFormat: {e}"),
+        },
+    }
+}
+
+/// The documents of `text` as one object keyed by `format` (Tanka's default,
+/// `snakecase(kind + "_" + name)`, when `None`); empty documents are skipped, a key given
+/// twice is an error.
+pub fn keyed_objects(
+    text: &str,
+    what: &str,
+    format: Option<&super::name_format::NameFormat>,
+) -> Result<Value> {
     let docs: Vec<Value> = match serde_saphyr::from_multiple(text) {
         Ok(d) => d,
         Err(e) => bail!(
@@ -293,9 +312,17 @@ pub fn keyed_objects(text: &str, what: &str) -> Result<Value> {
         let (Some(kind), true) = (kind, doc.get("apiVersion").is_some_and(Value::is_string)) else {
             bail!("{what}: it printed a document without a kind and an apiVersion");
         };
-        let key = super::snakecase::snakecase(&format!("{kind}_{}", name.unwrap_or("<nil>")));
+        let key = match format {
+            None => super::snakecase::snakecase(&format!("{kind}_{}", name.unwrap_or("<nil>"))),
+            Some(f) => match f.key(&doc) {
+                Ok(k) => k,
+                Err(e) => bail!("{what}: nameFormat on {kind} '{}': {e}", name.unwrap_or("")),
+            },
+        };
         if objects.contains_key(&key) {
-            bail!("{what}: two objects share the key '{key}' (kind and name)");
+            bail!(
+                "{what}: two objects share the key '{key}'; give a nameFormat that tells them apart"
+            );
         }
         objects.insert(key, doc);
     }

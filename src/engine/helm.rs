@@ -98,14 +98,10 @@ pub fn helm_template(name: IStr, chart: IStr, opts: ObjValue) -> Result<Val> {
             "helmTemplate('{name}', '{chart}'): {e} (it takes values, namespace, includeCrds, kubeVersion, apiVersions, skipTests, noHooks, nameFormat and calledFrom)"
         ),
     };
-    if let Some(format) = &options.name_format
-        && format.trim() != external::DEFAULT_NAME_FORMAT
-    {
-        bail!(
-            "helmTemplate('{name}', '{chart}'): kf keys a chart's objects only by Tanka's default nameFormat, {}; leave nameFormat out and re-key the result in Jsonnet",
-            external::DEFAULT_NAME_FORMAT
-        );
-    }
+    let format = external::name_format(
+        options.name_format.as_deref(),
+        &format!("helmTemplate('{name}', '{chart}')"),
+    )?;
     let Some(called_from) = options.called_from.clone().filter(|c| !c.is_empty()) else {
         bail!(
             "helmTemplate('{name}', '{chart}'): opts.calledFrom is unset; call it as tanka-util does, helm.new(std.thisFile).template(name, chart, conf), or pass calledFrom: std.thisFile"
@@ -159,7 +155,7 @@ pub fn helm_template(name: IStr, chart: IStr, opts: ObjValue) -> Result<Val> {
                     bail!("{what}: helm template failed: {said}{advice}");
                 }
             };
-            let objects = external::keyed_objects(&text, &what)?;
+            let objects = external::keyed_objects(&text, &what, format.as_ref())?;
             keep(&hex, &objects);
             objects
         }

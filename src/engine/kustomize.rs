@@ -38,15 +38,7 @@ pub fn kustomize_build(path: IStr, opts: ObjValue) -> Result<Val> {
         Ok(o) => o,
         Err(e) => bail!("{what}: {e} (it takes calledFrom and nameFormat)"),
     };
-    if options
-        .name_format
-        .as_deref()
-        .is_some_and(|f| f.trim() != external::DEFAULT_NAME_FORMAT)
-    {
-        bail!(
-            "{what}: kf keys the objects only by Tanka's default nameFormat; leave nameFormat out and re-key the result in Jsonnet"
-        );
-    }
+    let format = external::name_format(options.name_format.as_deref(), &what)?;
     let Some(called_from) = options.called_from.filter(|c| !c.is_empty()) else {
         bail!(
             "{what}: opts.calledFrom is unset; call it as tanka-util does, kustomize.new(std.thisFile).build(path), or pass calledFrom: std.thisFile"
@@ -71,7 +63,11 @@ pub fn kustomize_build(path: IStr, opts: ObjValue) -> Result<Val> {
     };
     let args = [verb.into(), dir.clone().into_os_string()];
     match external::run(&program, &args, None, &what)? {
-        Ok(text) => Ok(super::json_to_val(&external::keyed_objects(&text, &what)?)),
+        Ok(text) => Ok(super::json_to_val(&external::keyed_objects(
+            &text,
+            &what,
+            format.as_ref(),
+        )?)),
         Err(external::Failed(said)) => bail!("{what}: {name} {verb} failed: {said}"),
     }
 }

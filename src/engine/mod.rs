@@ -13,6 +13,7 @@ mod kustomize;
 pub mod lexer;
 pub mod limits;
 pub mod memory;
+mod name_format;
 pub use helm::set_chart_cache;
 mod natives;
 mod parse_json;

@@ -92,14 +92,14 @@ fn next_word(s: &str) -> (Kind, &str, &str) {
     (kind, &s[..len], &s[len..])
 }
 
-fn write_word(out: &mut String, kind: Kind, word: &str) {
+fn write_word(out: &mut String, kind: Kind, word: &str, delim: char) {
     if kind != Kind::Upper && kind != Kind::Connector {
         out.push_str(word);
         return;
     }
     for c in word.chars() {
         if is_connector(c) {
-            out.push('_');
+            out.push(delim);
         } else {
             out.extend(c.to_lowercase());
         }
@@ -112,29 +112,38 @@ fn joins(kind: Kind) -> bool {
 }
 
 pub fn snakecase(s: &str) -> String {
+    cased(s, '_')
+}
+
+/// Sprig's `kebabcase` (xstrings `ToKebabCase`): the same words, joined by `-`.
+pub fn kebabcase(s: &str) -> String {
+    cased(s, '-')
+}
+
+fn cased(s: &str, delim: char) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     let (mut kind, mut word, mut rest) = next_word(s);
     while !rest.is_empty() {
         if kind != Kind::Connector {
-            write_word(&mut out, kind, word);
+            write_word(&mut out, kind, word, delim);
         }
         let (prev, prev_word) = (kind, word);
         (kind, word, rest) = next_word(rest);
         match prev {
             Kind::Number => {
                 while matches!(kind, Kind::Lower | Kind::Number) {
-                    write_word(&mut out, kind, word);
+                    write_word(&mut out, kind, word, delim);
                     (kind, word, rest) = next_word(rest);
                 }
                 if joins(kind) {
-                    out.push('_');
+                    out.push(delim);
                 }
             }
-            Kind::Connector => write_word(&mut out, prev, prev_word),
+            Kind::Connector => write_word(&mut out, prev, prev_word, delim),
             Kind::Punct => {}
             _ if kind != Kind::Number => {
                 if joins(kind) {
-                    out.push('_');
+                    out.push(delim);
                 }
             }
             _ if rest.is_empty() => {}
@@ -143,28 +152,28 @@ pub fn snakecase(s: &str) -> String {
                 (kind, word, rest) = next_word(rest);
                 if kind == Kind::Lower {
                     // "http2xx": the digits begin a word of their own.
-                    out.push('_');
-                    write_word(&mut out, Kind::Number, digits);
+                    out.push(delim);
+                    write_word(&mut out, Kind::Number, digits, delim);
                     while matches!(kind, Kind::Lower | Kind::Number) {
-                        write_word(&mut out, kind, word);
+                        write_word(&mut out, kind, word, delim);
                         (kind, word, rest) = next_word(rest);
                     }
                 } else {
-                    write_word(&mut out, Kind::Number, digits);
+                    write_word(&mut out, Kind::Number, digits, delim);
                 }
                 if joins(kind) {
-                    out.push('_');
+                    out.push(delim);
                 }
             }
         }
     }
-    write_word(&mut out, kind, word);
+    write_word(&mut out, kind, word, delim);
     out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::snakecase;
+    use super::{kebabcase, snakecase};
 
     /// xstrings' own cases (convert_test.go, TestToSnakeCaseAndToKebabCase), the ASCII
     /// ones and one with CJK, and the names charts give.
@@ -219,6 +228,8 @@ mod tests {
             ),
         ] {
             assert_eq!(snakecase(input), want, "{input:?}");
+            // xstrings' kebab cases are the same words joined by `-`.
+            assert_eq!(kebabcase(input), want.replace('_', "-"), "{input:?}");
         }
     }
 }
