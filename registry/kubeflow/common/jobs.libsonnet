@@ -183,8 +183,17 @@ local util = import 'kubeflow/common/util.libsonnet';
 
   // A Kubeflow v1-style job: {<field>: replicas.specs(types), runPolicy}
   // merged with `extraSpec`. Fails when no replica type has a replica.
+  // The operators refuse a job whose name is not a DNS-1035 label: training-operator
+  // v1.9's webhooks (pkg/webhooks/*/…_webhook.go, NameIsDNS1035Label), mpi-operator
+  // v0.8's validation and Trainer's CEL rule on TrainJob. kf says so before a cluster does.
+  checkName(kind, name)::
+    local problem = util.dns1035Problem(name);
+    if problem == null then name
+    else error '%s %s: the name is not a DNS-1035 label (%s), and the operator refuses such a %s; give the component or its name param lower-case letters, digits and -, starting with a letter, at most 63 characters' % [kind, std.manifestJson(name), problem, kind],
+
   job(params, env, apiVersion, kind, replicaField, types, extraSpec={})::
     local specs = replicas.specs(types);
+    assert $.checkName(kind, params.name) == params.name;
     if specs == {} then error '%s %s: every replica count is 0; nothing to run' % [kind, params.name]
     else $.resource(params, env, apiVersion, kind, {
       [replicaField]: specs,

@@ -6,6 +6,21 @@
   // null, the string "null" (a string param whose default is null) and "".
   isNone(v):: v == null || (std.isString(v) && (v == '' || v == 'null')),
 
+  // Why `name` is not a DNS-1035 label, or null when it is one: lower-case letters,
+  // digits and '-', starting with a letter and ending with a letter or digit, at most 63
+  // characters (apimachinery's IsDNS1035Label, which the job operators check names by).
+  dns1035Problem(name)::
+    local s = std.toString(name);
+    local n = std.length(s);
+    local lower(c) = c >= 'a' && c <= 'z';
+    local bad = [c for c in std.stringChars(s) if !(lower(c) || (c >= '0' && c <= '9') || c == '-')];
+    if n == 0 then 'it is empty'
+    else if n > 63 then 'it is %d characters long, more than 63' % n
+    else if bad != [] then 'it holds %s; only a-z, 0-9 and - may appear' % std.manifestJson(bad[0])
+    else if !lower(s[0]) then 'it starts with %s, not a lower-case letter' % std.manifestJson(s[0])
+    else if s[n - 1] == '-' then 'it ends with -'
+    else null,
+
   // A whole number from a number, a numeric string or a "not set" value (0).
   toInt(v, what='value')::
     if self.isNone(v) then 0

@@ -42,6 +42,17 @@ local util = import 'kubeflow/common/util.libsonnet';
   // synthetic benchmark (examples/pytorch/pytorch_synthetic_benchmark.py, under
   // /horovod/examples in the image), a few iterations on random data, on every slot.
   stockImage:: 'horovod/horovod:0.28.1',
+  // The stock image is Horovod's CUDA build, whose imports can fail on a node with no GPU
+  // driver: a job that asks for no GPU runs Horovod's CPU build of the same release (same
+  // layout, /horovod/examples included) where the image is the stock one. A job with GPUs
+  // keeps one build on the launcher and the workers, so their mpirun and orted match.
+  stockCpuImage:: 'horovod/horovod-cpu:0.28.1',
+  imageFor(params, image)::
+    local gpus = jobs.gpus(params, 'worker') + jobs.gpus(params, 'launcher');
+    if gpus == 0 && image == $.stockImage then $.stockCpuImage else image,
+  // mpi-operator v0.8 accepts only these (pkg/apis/kubeflow/validation/validation.go,
+  // validRestartPolicies).
+  restartPolicies:: ['OnFailure', 'Never'],
   exampleCommand(params)::
     local np = jobs.count(params, 'numWorkers', 1) * $.slotsPerWorker(params);
     ['mpirun', '-np', std.toString(np), '-bind-to', 'none', '-map-by', 'slot',
@@ -57,8 +68,10 @@ local util = import 'kubeflow/common/util.libsonnet';
     if own then util.get(params, 'command') else $.exampleCommand(params),
 
   replicaTypes(params):: {
+    local restart = jobs.restartPolicy(params, 'OnFailure', $.restartPolicies),
     Launcher: jobs.replica(params, 'mpi-launcher', 1, 'launcher', {
-      image: util.get(params, 'launcherImage', util.get(params, 'image')),
+      image: $.imageFor(params, util.get(params, 'launcherImage', util.get(params, 'image'))),
+      restartPolicy: restart,
       command: $.launcherCommand(params),
       env:
         local user = util.envVars(util.envParam(params));
@@ -66,6 +79,8 @@ local util = import 'kubeflow/common/util.libsonnet';
         user + [{ name: k, value: root[k] } for k in std.objectFields(root) if !std.member([e.name for e in user], k)],
     }),
     Worker: jobs.replica(params, 'mpi-worker', jobs.count(params, 'numWorkers', 1), 'worker', {
+      image: $.imageFor(params, util.get(params, 'image')),
+      restartPolicy: restart,
       local command = util.get(params, 'workerCommand'),
       local args = util.get(params, 'workerArgs'),
       command: if util.isNone(command) && util.isNone(args) then $.workerSshd else command,
@@ -79,8 +94,19 @@ local util = import 'kubeflow/common/util.libsonnet';
     if set != null then set
     else std.max(1, jobs.gpus(params, 'worker')),
 
+  // mpi-operator v0.8 refuses a job whose last worker's host name, <name>-worker-<n>, is
+  // not a DNS-1035 label (validateMPIJobName in pkg/apis/kubeflow/validation/validation.go).
+  checkWorkerNames(params)::
+    local workers = jobs.count(params, 'numWorkers', 1);
+    local host = '%s-worker-%d' % [params.name, std.max(workers, 1) - 1];
+    local problem = util.dns1035Problem(host);
+    if problem == null then true
+    else error 'MPIJob %s: its last worker\'s host name %s is not a DNS-1035 label (%s), and mpi-operator v0.8 refuses the job; shorten the name to at most %d characters' % [std.manifestJson(params.name), std.manifestJson(host), problem, 63 - std.length(host) + std.length(params.name)],
+
   job(params0, env)::
     local params = $.withTotalGpus(params0);
+    assert jobs.checkName('MPIJob', params.name) == params.name;
+    assert $.checkWorkerNames(params);
     jobs.job(params, env, 'kubeflow.org/v2beta1', 'MPIJob', 'mpiReplicaSpecs', $.replicaTypes(params), {
       slotsPerWorker: $.slotsPerWorker(params),
       sshAuthMountPath: util.get(params, 'sshAuthMountPath', '/root/.ssh'),

@@ -9,10 +9,20 @@ local util = import 'kubeflow/common/util.libsonnet';
 
   elastic(params):: util.toBool(util.get(params, 'elastic', false), 'elastic'),
 
+  // Masters: none when elastic (torchrun rendezvous replaces it); else one. Without a
+  // Master, training-operator v1.9 gives the pods no MASTER_ADDR and RANK
+  // (pkg/controller.v1/pytorch/envvar.go sets them only when the Master spec exists), and
+  // every worker waits for a rendezvous that never comes.
+  masters(params)::
+    if $.elastic(params) then 0
+    else
+      local n = jobs.zeroOrOne(params, 'numMasters', 1);
+      if n == 0 then error 'numMasters: 0 without elastic leaves the workers with no MASTER_ADDR and RANK (training-operator v1.9 sets them only when a Master exists), so they would wait forever; keep numMasters=1, or set elastic=true to rendezvous without a Master'
+      else n,
+
   replicaTypes(params):: {
     local r(count, prefix) = jobs.replica(params, $.containerName, count, prefix),
-    // Elastic jobs have no Master: torchrun rendezvous replaces it.
-    Master: r(if $.elastic(params) then 0 else jobs.zeroOrOne(params, 'numMasters', 1), 'master'),
+    Master: r($.masters(params), 'master'),
     Worker: r(jobs.count(params, 'numWorkers', 1), 'worker'),
   },
 
@@ -37,12 +47,21 @@ local util = import 'kubeflow/common/util.libsonnet';
       then error 'minReplicas (%d) is greater than maxReplicas (%d)' % [p.minReplicas, p.maxReplicas]
       else p,
 
-  // spec.nprocPerNode: "auto", "cpu", "gpu" or a whole number, as a string.
+  // spec.nprocPerNode: "auto", "cpu", "gpu" or a whole number, as a string. Unset, the
+  // operator's default is "auto", which torchrun makes the node's CPU count on a pod with
+  // no GPU (not the pod's): kf sets it as Trainer v2.3 does, from the GPUs of a replica,
+  // else 1.
   nprocPerNode(params)::
     local v = util.get(params, 'nProcPerNode');
-    if v == null then null
-    else if std.member(['auto', 'cpu', 'gpu'], std.toString(v)) then std.toString(v)
-    else std.toString(util.toInt(v, 'nProcPerNode')),
+    if !util.isNone(v) then
+      if std.member(['auto', 'cpu', 'gpu'], std.toString(v)) then std.toString(v)
+      else std.toString(util.toInt(v, 'nProcPerNode'))
+    else
+      local counts = std.set([jobs.gpus(params, 'worker')] + (if $.masters(params) > 0 then [jobs.gpus(params, 'master')] else []));
+      if std.length(counts) == 1 then std.toString(std.max(1, counts[0]))
+      else if counts[0] > 0 then 'gpu'
+      else error 'masterGpus and workerGpus differ and one is 0: torchrun starts the same number of processes in every pod; give every replica GPUs, or set nProcPerNode',
+
 
   job(params, env)::
     jobs.withExample(params, env, importstr 'kubeflow/pytorch-job/example/train.py',

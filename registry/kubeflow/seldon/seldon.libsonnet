@@ -22,13 +22,21 @@ local util = import 'kubeflow/common/util.libsonnet';
   // The GPU build of the TensorFlow Serving Seldon 1.17.1 runs (tensorflow/serving 2.1.0,
   // operator/config/manager/configmap.yaml), for GPUs without a gpuImage.
   tfServingGpuImage:: 'tensorflow/serving:2.1.0-gpu',
+  // The prototype's default modelUri: Seldon's public iris example.
+  demoModelUri:: 'gs://seldon-models/sklearn/iris',
 
   seldonDeployment(params, env)::
     local name = params.name;
     local node = util.get(params, 'graphName', 'classifier');
-    local impl = util.oneOf(util.get(params, 'implementation'), $.implementations, 'implementation');
     local image = util.get(params, 'image');
     local modelUri = util.get(params, 'modelUri');
+    // `kf generate seldon-serve s --image=…` writes the prototype's defaults too (the
+    // sklearn server on Seldon's iris example): an image given with those is the user's
+    // model, served as its own container. With a model of the user's, the image is the
+    // one the prepackaged server runs from.
+    local givenImpl = util.oneOf(util.get(params, 'implementation'), $.implementations, 'implementation');
+    local ownModel = !util.isNone(image) && givenImpl == 'SKLEARN_SERVER' && modelUri == $.demoModelUri;
+    local impl = if ownModel then null else givenImpl;
     local g = gpu.settings(params);
     local base = k8s.resources(util.get(params, 'resources', {}));
     local env_ = util.envVars(util.envParam(params));
@@ -40,15 +48,20 @@ local util = import 'kubeflow/common/util.libsonnet';
         else replicas.container({ containerName: node, image: image, gpu: g, env: env_, resources: base })
       else util.prune({
         name: $.serverContainer(impl, util.get(params, 'protocol'), node),
-        image: if g.count == 0 then null
-               else if !util.isNone(g.image) then g.image
-               else if impl == 'TENSORFLOW_SERVER' then $.tfServingGpuImage
+        // A prepackaged server runs from `image` when one is given (a container named like
+        // the graph node with an image replaces the server's; Seldon's docs, "custom
+        // prepackaged server images"), and from gpuImage on GPUs.
+        image: if g.count > 0 && !util.isNone(g.image) then g.image
+               else if !util.isNone(image) then image
+               else if g.count > 0 && impl == 'TENSORFLOW_SERVER' then $.tfServingGpuImage
                else null,
         env: env_,
         resources: gpu.resources(g.count, g.resource, base, g.what),
       });
     local custom = std.objectFields(container) != ['name'];
-    if impl != null && util.isNone(modelUri) then
+    if impl != null && util.isNone(modelUri) && !util.isNone(image) then
+      error 'image %s is set but implementation is %s, a prepackaged server that serves modelUri: to serve your own model image, set implementation to null (kf param set %s implementation null); to run %s from that image, give modelUri' % [std.manifestJson(image), impl, name, impl]
+    else if impl != null && util.isNone(modelUri) then
       error 'modelUri: required by the %s prepackaged server (gs://, s3://, pvc://...)' % impl
     else {
       apiVersion: 'machinelearning.seldon.io/v1',

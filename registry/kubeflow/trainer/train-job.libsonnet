@@ -79,7 +79,7 @@ local util = import 'kubeflow/common/util.libsonnet';
       apiVersion: 'trainer.kubeflow.org/v1alpha1',
       kind: 'TrainJob',
       metadata: {
-        name: params.name,
+        name: jobs.checkName('TrainJob', params.name),
         namespace: util.namespace(params, env),
         labels: util.labels(params.name),
       },

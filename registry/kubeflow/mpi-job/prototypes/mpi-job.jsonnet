@@ -6,7 +6,7 @@
 // @checkedAgainst MPI Operator v0.8 (MPIJob v2beta1): launcher and workers' first containers, SSH keys from a Secret, sshd with StrictModes off as its build/base/Dockerfile sets it (kubeflow/mpi-operator#424); Horovod 0.28.1's examples/pytorch/pytorch_synthetic_benchmark.py
 // @param name string Name of the MPIJob
 // @optionalParam namespace string null Namespace (default: the environment's namespace)
-// @optionalParam image string horovod/horovod:0.28.1 Image of replicas without GPUs (must hold mpirun and sshd)
+// @optionalParam image string horovod/horovod:0.28.1 Image of replicas without GPUs (must hold mpirun and sshd); the stock one, a CUDA build, runs as its CPU build horovod/horovod-cpu:0.28.1 in a job that asks for no GPU
 // @optionalParam gpuImage string null Image of replicas with GPUs (null: use image)
 // @optionalParam launcherImage string null Image of the launcher (default: image)
 // @optionalParam command array null Launcher command, e.g. mpirun ... (array, or a space-separated string); with the default image and no command or args, mpirun runs Horovod's PyTorch synthetic benchmark on every slot
@@ -28,7 +28,7 @@
 // @optionalParam totalGpus integer null Total GPUs of the job (ksonnet's mpi-job-simple gpus): sets numWorkers and workerGpus, gpusPerNode per worker
 // @optionalParam gpusPerNode integer 8 GPUs a node holds, for totalGpus
 // @optionalParam allowRunAsRoot boolean null Set OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM) on the launcher (default: when sshAuthMountPath is under /root and mpiImplementation is OpenMPI)
-// @optionalParam restartPolicy string OnFailure Replica restart policy: Always, OnFailure, ExitCode or Never
+// @optionalParam restartPolicy string OnFailure Replica restart policy: OnFailure or Never (all mpi-operator v0.8 accepts)
 // @optionalParam cleanPodPolicy string null Pods to delete when the job ends: Running, All or None
 // @optionalParam backoffLimit integer null Retries before the job is marked failed
 // @optionalParam activeDeadlineSeconds integer null Time limit of the job in seconds

@@ -11,7 +11,7 @@
 // @optionalParam command array ["python","-m","torch.distributed.run","/opt/kf-example/train.py"] Container command (array, or a space-separated string); the default runs kf's example under torchrun, mounted from a ConfigMap: a small model trained with DistributedDataParallel on random data, which finishes in seconds
 // @optionalParam args array null Container args (array, or a space-separated string)
 // @optionalParam envVars object {} Environment variables (object, or "K=v,K2=v2")
-// @optionalParam numMasters integer 1 Number of masters (0 or 1; ignored when elastic)
+// @optionalParam numMasters integer 1 Number of masters: 1 (0 is refused unless elastic: without a Master the operator gives the workers no MASTER_ADDR; ignored when elastic)
 // @optionalParam numWorkers integer 1 Number of worker replicas
 // @optionalParam numGpus integer 0 GPUs per replica
 // @optionalParam masterGpus integer null GPUs of the master (default: numGpus)
@@ -19,7 +19,7 @@
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector for replicas with GPUs (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations for replicas with GPUs (default: tolerate the gpuResource NoSchedule taint)
-// @optionalParam nProcPerNode numberOrString null Processes per pod: auto, cpu, gpu or a number (spec.nprocPerNode)
+// @optionalParam nProcPerNode numberOrString null Processes per pod: auto, cpu, gpu or a number (spec.nprocPerNode; null: the replicas' GPUs, or 1 without GPUs, as Trainer v2.3 sets it)
 // @optionalParam elastic boolean false Elastic training (workers only, spec.elasticPolicy)
 // @optionalParam minReplicas integer null Elastic: fewest workers (default: numWorkers)
 // @optionalParam maxReplicas integer null Elastic: most workers (default: numWorkers)

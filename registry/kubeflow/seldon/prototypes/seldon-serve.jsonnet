@@ -10,7 +10,7 @@
 // @optionalParam implementation string SKLEARN_SERVER Prepackaged server: SKLEARN_SERVER, XGBOOST_SERVER, TENSORFLOW_SERVER, MLFLOW_SERVER, TRITON_SERVER, HUGGINGFACE_SERVER, TEMPO_SERVER (null: use image)
 // @optionalParam modelUri string gs://seldon-models/sklearn/iris Model location for a prepackaged server (gs://, s3://, pvc://...; the default is Seldon's public iris example)
 // @optionalParam envSecretRefName string null Secret with the storage credentials (e.g. AWS_ACCESS_KEY_ID) used to download modelUri
-// @optionalParam image string null Your model image (a Seldon-wrapped model), when implementation is null
+// @optionalParam image string null Your model image (a Seldon-wrapped model), served as its own container when implementation is null or still the default sklearn server on the default modelUri; with a prepackaged server and a modelUri of yours, the image that server runs from
 // @optionalParam gpuImage string null Image used when numGpus > 0 (also replaces a prepackaged server's image)
 // @optionalParam graphName string classifier Name of the graph node (and of its container)
 // @optionalParam predictorName string default Name of the predictor
