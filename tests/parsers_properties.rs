@@ -121,3 +121,25 @@ fn a_kubernetes_directive_needs_a_version_and_an_api() {
         assert!(e.contains("@kubernetes needs") && e.contains(":3"), "{e}");
     }
 }
+
+/// `// @nameRule dns1035 <who>` names who refuses other names; any other shape is an
+/// error naming the line.
+#[test]
+fn a_name_rule_directive_names_its_rule_and_who_keeps_it() {
+    let head = "// @name io.ksonnet.pkg.x\n// @description X\n";
+    let good = parse_prototype(
+        &format!("{head}// @nameRule dns1035 the X operator's webhook\n{{}}"),
+        "x.jsonnet",
+    )
+    .unwrap();
+    assert_eq!(good.name_rule.as_deref(), Some("the X operator's webhook"));
+    assert!(good.name_problem("x-1").is_none());
+    let e = good.name_problem("1-x").unwrap();
+    assert!(e.contains("the X operator's webhook refuses it"), "{e}");
+    for bad in ["// @nameRule dns1035", "// @nameRule dns1123 someone"] {
+        let e = parse_prototype(&format!("{head}{bad}\n{{}}"), "x.jsonnet")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("@nameRule needs") && e.contains(":3"), "{e}");
+    }
+}

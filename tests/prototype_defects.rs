@@ -189,8 +189,13 @@ fn names_the_operators_refuse_are_refused_with_the_rule() {
         ("train-job", "TrainJob"),
         ("xgboost-job", "XGBoostJob"),
     ] {
+        // Set by hand (--force skips the checks of `param set`): the render refuses it.
         let component = format!("c-{prototype}");
-        generate(&app, &[prototype, &component, "--name=2024-run"]);
+        generate(&app, &[prototype, &component]);
+        ok(
+            &app.root,
+            &["param", "set", &component, "name", "2024-run", "--force"],
+        );
         let err = shown(&app, &component).unwrap_err();
         assert!(
             err.contains(&format!(
@@ -212,4 +217,45 @@ fn names_the_operators_refuse_are_refused_with_the_rule() {
     set(&app, "long", "numWorkers", "10");
     let items = shown(&app, "long").unwrap();
     assert_eq!(job(&items, "MPIJob")["metadata"]["name"], long.as_str());
+}
+
+/// The same names are refused before they are written: by `generate` (the name param,
+/// from --name or the component's name) and by `param set name`, from each prototype's
+/// `@nameRule`, naming the operator's rule.
+#[test]
+fn generate_and_param_set_refuse_a_name_the_operator_would() {
+    let app = new_app();
+    let before = snapshot(&app.root);
+    let err = fails(
+        &app.root,
+        &["generate", "pytorch-job", "pt", "--name=2024-run"],
+    );
+    assert!(
+        err.contains("name '2024-run' is not a DNS-1035 label (it does not start with a lower-case letter), and training-operator v1.9's PyTorchJob webhook"),
+        "{err}"
+    );
+    let err = fails(&app.root, &["generate", "mpi-job", "7up"]);
+    assert!(
+        err.contains("name '7up' is not a DNS-1035 label")
+            && err.contains("mpi-operator v0.8's validation"),
+        "{err}"
+    );
+    assert_eq!(snapshot(&app.root), before, "nothing written");
+    generate(&app, &["train-job", "tj"]);
+    let err = fails(&app.root, &["param", "set", "tj", "name", "9lives"]);
+    assert!(
+        err.contains("component 'tj': name '9lives' is not a DNS-1035 label")
+            && err.contains("Trainer v2.3's TrainJob CRD"),
+        "{err}"
+    );
+    // Prototypes without the rule take the DNS-1123 names they took before.
+    generate(
+        &app,
+        &[
+            "deployed-service",
+            "web",
+            "--image=nginx",
+            "--name=2024-web",
+        ],
+    );
 }

@@ -19,7 +19,9 @@ use crate::atomic::{JOURNAL_FILE, WriteError};
 pub use components::find_component;
 pub use discovery::locate;
 use legacy::migrate_legacy_environments;
-pub use names::{namespace_problem, server_problem, validate_component_name, validate_env_name};
+pub use names::{
+    dns1035_problem, namespace_problem, server_problem, validate_component_name, validate_env_name,
+};
 pub use spec::{AppSpec, Destination, EnvironmentSpec, OverrideSpec};
 
 use crate::suggest;

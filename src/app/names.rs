@@ -80,6 +80,32 @@ pub fn namespace_problem(namespace: &str) -> Option<String> {
     ))
 }
 
+/// Why `name` is not a DNS-1035 label (lower-case letters, digits and '-', a letter first,
+/// a letter or digit last, at most 63 characters: apimachinery's `IsDNS1035Label`, which
+/// the job operators check names by), or `None`.
+pub fn dns1035_problem(name: &str) -> Option<String> {
+    let why = if name.is_empty() {
+        "it is empty".to_string()
+    } else if name.len() > 63 {
+        format!("it is {} characters long, more than 63", name.len())
+    } else if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
+    {
+        format!(
+            "it holds '{}'; only a-z, 0-9 and - may appear",
+            c.escape_debug()
+        )
+    } else if !name.starts_with(|c: char| c.is_ascii_lowercase()) {
+        "it does not start with a lower-case letter".to_string()
+    } else if name.ends_with('-') {
+        "it ends with -".to_string()
+    } else {
+        return None;
+    };
+    Some(why)
+}
+
 /// Why `server` is not an API server URL kf (and kubectl) can connect to: it needs an
 /// `https://` (or `http://`) scheme and a host, and no spaces.
 pub fn server_problem(server: &str) -> Option<String> {

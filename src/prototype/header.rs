@@ -35,6 +35,10 @@ pub struct Prototype {
     /// (`// @kubernetes v1.21.0 batch/v1 CronJob`, kf's own directive): `prototype list`
     /// offers it only to apps with an environment that new.
     pub kubernetes: Option<(String, String)>,
+    /// Who refuses an object whose `name` param is not a DNS-1035 label (`// @nameRule
+    /// dns1035 <who, and where in their source>`, kf's own directive): `generate` and
+    /// `param set name` check it.
+    pub name_rule: Option<String>,
     pub conventions: Conventions,
 }
 
@@ -53,6 +57,16 @@ pub enum Conventions {
 }
 
 impl Prototype {
+    /// Why the `name` param's value `name` breaks the prototype's `@nameRule`, if it does.
+    pub fn name_problem(&self, name: &str) -> Option<String> {
+        let who = self.name_rule.as_ref()?;
+        let why = crate::app::dns1035_problem(name)?;
+        Some(format!(
+            "name '{}' is not a DNS-1035 label ({why}), and {who} refuses it; give it lower-case letters, digits and -, starting with a letter, at most 63 characters",
+            name.escape_debug()
+        ))
+    }
+
     /// The part after the last `.`: `deployed-service`.
     pub fn short_name(&self) -> &str {
         self.name.rsplit('.').next().unwrap_or(&self.name)
@@ -186,6 +200,7 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
         requires: Vec::new(),
         checked_against: Vec::new(),
         kubernetes: None,
+        name_rule: None,
         conventions: Conventions::Ksonnet,
     };
     for (line, name, value) in directives {
@@ -212,6 +227,19 @@ pub fn parse_prototype(text: &str, source_name: &str) -> Result<Prototype, Heade
                 }
                 proto.kubernetes = Some((version.to_string(), api.trim().to_string()));
             }
+            "nameRule" => match value.trim().split_once(' ') {
+                Some(("dns1035", who)) if !who.trim().is_empty() => {
+                    proto.name_rule = Some(who.trim().to_string());
+                }
+                _ => {
+                    return Err(err(
+                        line,
+                        format!(
+                            "@nameRule needs: dns1035 <who refuses other names, and where>; got '{value}'"
+                        ),
+                    ));
+                }
+            },
             "param" => proto
                 .params
                 .push(param_spec(&value, false).map_err(|m| err(line, m))?),

@@ -29,6 +29,8 @@ pub enum GenerateError {
         param: String,
         hint: String,
     },
+    #[error("{0} (--name sets it apart from the component's name)")]
+    NameRule(String),
     #[error(
         "the prototype's default for '{param}' is not one {kind} value ({why}); pass --{param}, or fix the prototype's @optionalParam line"
     )]
@@ -85,6 +87,12 @@ pub fn instantiate(
                 }
             },
         };
+        if spec.name == "name"
+            && let Ok(Value::String(name)) = serde_json::from_str::<Value>(&value)
+            && let Some(problem) = proto.name_problem(&name)
+        {
+            return Err(GenerateError::NameRule(problem));
+        }
         params.insert(spec.name.clone(), value);
     }
     let body = rewrite_imports(&proto.body);

@@ -52,6 +52,8 @@ pub enum CheckError {
         prototype: String,
         param: String,
     },
+    #[error("component '{component}': {problem} (--force stores it anyway)")]
+    NameRule { component: String, problem: String },
     #[error(
         "component '{component}': {param}: {error}; prototype {prototype} declares it of type {kind} (--force stores it anyway)"
     )]
@@ -133,21 +135,31 @@ pub fn value_to_set(
         kind: spec.kind.as_str(),
         error,
     };
-    if options.as_string {
+    let value = if options.as_string {
         let value = Value::String(raw.to_string());
-        return if spec.kind.accepts(&value) {
-            Ok(value)
-        } else {
-            Err(wrong(NotOfType {
+        if !spec.kind.accepts(&value) {
+            return Err(wrong(NotOfType {
                 input: raw.to_string(),
                 kind: spec.kind.as_str(),
                 why: "--as-string makes it a string; ".into(),
                 forms: "it without --as-string",
             })
-            .boxed())
-        };
+            .boxed());
+        }
+        value
+    } else {
+        parse_typed(raw, spec.kind).map_err(|e| wrong(e).boxed())?
+    };
+    if spec.name == "name"
+        && let Some(problem) = value.as_str().and_then(|n| proto.name_problem(n))
+    {
+        return Err(CheckError::NameRule {
+            component: component.to_string(),
+            problem,
+        }
+        .boxed());
     }
-    parse_typed(raw, spec.kind).map_err(|e| wrong(e).boxed())
+    Ok(value)
 }
 
 /// ` (did you mean 'numWorkers'?)`, or nothing when no param is close.

@@ -2,6 +2,7 @@
 // @name io.ksonnet.pkg.jax-job
 // @description A distributed JAX training job (kubeflow.org/v1 JAXJob, training-operator v1.9+): numWorkers Workers, worker 0 being the coordinator. Workers get workerGpus (default numGpus), the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations.
 // @shortDescription A distributed JAX training job (JAXJob) with GPUs.
+// @nameRule dns1035 training-operator v1.9's JAXJob webhook (pkg/webhooks/jax/jaxjob_webhook.go, NameIsDNS1035Label)
 // @requires The training-operator prototype v1.9 with jaxjob in its schemes
 // @checkedAgainst Kubeflow training-operator v1.9.2: container `jax` (pkg/apis/kubeflow.org/v1/jax_types.go); COORDINATOR_ADDRESS, COORDINATOR_PORT, NUM_PROCESSES and PROCESS_ID, as examples/jax/cpu-demo/train.py reads them
 // @param name string Name of the JAXJob

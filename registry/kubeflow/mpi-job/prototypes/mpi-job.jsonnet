@@ -2,6 +2,7 @@
 // @name io.ksonnet.pkg.mpi-job
 // @description An MPI training job (kubeflow.org/v2beta1 MPIJob, e.g. Horovod or plain mpirun) run by the MPI Operator: one Launcher running command/args and numWorkers Workers reached over SSH. Workers get workerGpus (default numGpus), the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations; the launcher gets launcherGpus (default 0). slotsPerWorker defaults to the worker GPU count (or 1).
 // @shortDescription An MPI / Horovod training job (MPIJob v2beta1) with GPUs.
+// @nameRule dns1035 mpi-operator v0.8's validation (validateMPIJobName in pkg/apis/kubeflow/validation/validation.go: <name>-worker-<n> must be one)
 // @requires The mpi-operator prototype (MPI Operator v0.8 and the MPIJob v2beta1 CRD)
 // @checkedAgainst MPI Operator v0.8 (MPIJob v2beta1): launcher and workers' first containers, SSH keys from a Secret, sshd with StrictModes off as its build/base/Dockerfile sets it (kubeflow/mpi-operator#424); Horovod 0.28.1's examples/pytorch/pytorch_synthetic_benchmark.py
 // @param name string Name of the MPIJob

@@ -2,6 +2,7 @@
 // @name io.ksonnet.pkg.paddle-job
 // @description A PaddlePaddle training job (kubeflow.org/v1 PaddleJob) run by the Kubeflow training-operator: numWorkers Workers in collective mode, plus a Master with numMasters=1 for parameter-server mode. Workers get workerGpus (default numGpus), the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations; the master gets masterGpus (default 0).
 // @shortDescription A distributed PaddlePaddle training job (PaddleJob) with GPUs.
+// @nameRule dns1035 training-operator v1.9's PaddleJob webhook (pkg/webhooks/paddlepaddle/paddlepaddle_webhook.go, NameIsDNS1035Label)
 // @requires The training-operator prototype v1.9 with paddlejob in its schemes
 // @checkedAgainst Kubeflow training-operator v1.9.2: container `paddle` (pkg/apis/kubeflow.org/v1/paddlepaddle_types.go); the default command and images of examples/paddlepaddle/simple-cpu.yaml and simple-gpu.yaml
 // @param name string Name of the PaddleJob

@@ -2,6 +2,7 @@
 // @name io.ksonnet.pkg.pytorch-job
 // @description A PyTorch training job (kubeflow.org/v1 PyTorchJob) run by the Kubeflow training-operator: one Master and numWorkers Workers, or with elastic=true Workers only, scaled between minReplicas and maxReplicas through torchrun rendezvous. masterGpus and workerGpus fall back to numGpus; replicas with GPUs get the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations.
 // @shortDescription A distributed PyTorch training job (PyTorchJob) with GPUs, optionally elastic.
+// @nameRule dns1035 training-operator v1.9's PyTorchJob webhook (pkg/webhooks/pytorch/pytorchjob_webhook.go, NameIsDNS1035Label)
 // @requires The training-operator prototype v1.9 with pytorchjob in its schemes
 // @checkedAgainst Kubeflow training-operator v1.9.2: container `pytorch` (pkg/apis/kubeflow.org/v1/pytorch_types.go); torchrun's PET_* settings it gives each pod (pkg/controller.v1/pytorch/envvar.go), which kf's example runs under
 // @param name string Name of the PyTorchJob

@@ -2,6 +2,7 @@
 // @name io.ksonnet.pkg.tf-job
 // @description A TensorFlow training job (kubeflow.org/v1 TFJob) run by the Kubeflow training-operator. Parameter-server style (numChiefs, numPs, numWorkers, numEvaluators) or all-reduce (workers only, numPs 0). GPUs per replica type: chiefGpus, workerGpus and evaluatorGpus fall back to numGpus; parameter servers get psGpus (default 0). Replicas with GPUs get the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations.
 // @shortDescription A distributed TensorFlow training job (TFJob) with GPUs.
+// @nameRule dns1035 training-operator v1.9's TFJob webhook (pkg/webhooks/tensorflow/tfjob_webhook.go, NameIsDNS1035Label)
 // @requires The training-operator prototype v1.9 with tfjob in its schemes
 // @checkedAgainst Kubeflow training-operator v1.9.2: container `tensorflow` (pkg/apis/kubeflow.org/v1/tensorflow_types.go); the TF_CONFIG it gives each replica, which kf's example reads
 // @param name string Name of the TFJob

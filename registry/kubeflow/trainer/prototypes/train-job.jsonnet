@@ -2,6 +2,7 @@
 // @name io.ksonnet.pkg.train-job
 // @description A Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1) that runs a training runtime (runtimeRef, e.g. the torch-distributed ClusterTrainingRuntime) with your image, command, args, env, numNodes and numProcPerNode. numGpus becomes the GPU limit in trainer.resourcesPerNode (and switches in gpuImage); cpu and memory join resourcesPerNode. gpuNodeSelector and gpuTolerations, and the job basics the trainer section has no field for (pvcName, shmSize, serviceAccountName, imagePullSecrets), go to a runtimePatches entry (manager kf.dev/kf) for the runtime's trainer job (targetJob) and its container node.
 // @shortDescription A Kubeflow Trainer v2 TrainJob with GPUs.
+// @nameRule dns1035 Trainer v2.3's TrainJob CRD (its CEL rules on metadata.name)
 // @requires Kubeflow Trainer v2.3: the trainer-controller prototype (its controller and the trainer.kubeflow.org CRDs)
 // @requires JobSet v0.12.0: the jobset prototype (the jobset package)
 // @requires The runtime named by runtimeRef (the training-runtimes prototype installs the standard ones)

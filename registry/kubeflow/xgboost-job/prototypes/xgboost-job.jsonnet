@@ -2,6 +2,7 @@
 // @name io.ksonnet.pkg.xgboost-job
 // @description A distributed XGBoost training job (kubeflow.org/v1 XGBoostJob) run by the Kubeflow training-operator: one Master and numWorkers Workers. masterGpus and workerGpus fall back to numGpus; replicas with GPUs get the gpuImage, the GPU limit, gpuNodeSelector and gpuTolerations.
 // @shortDescription A distributed XGBoost training job (XGBoostJob) with GPUs.
+// @nameRule dns1035 training-operator v1.9's XGBoostJob webhook (pkg/webhooks/xgboost/xgboostjob_webhook.go, NameIsDNS1035Label)
 // @requires The training-operator prototype v1.9 with xgboostjob in its schemes
 // @checkedAgainst Kubeflow training-operator v1.9.2: container `xgboost` (pkg/apis/kubeflow.org/v1/xgboost_types.go); MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK (pkg/controller.v1/xgboost/xgboost.go), which kf's example reads
 // @checkedAgainst Kubeflow Trainer v2.3.0's XGBoost image (cmd/runtimes/xgboost: XGBoost 3.0.2 with CUDA 12); kf's example ran here on XGBoost 3.0.2 with three ranks
