@@ -8,6 +8,7 @@
 local gpu = import 'kubeflow/common/gpu.libsonnet';
 local jobs = import 'kubeflow/common/jobs.libsonnet';
 local k8s = import 'kubeflow/common/k8s.libsonnet';
+local kueue = import 'kubeflow/common/kueue.libsonnet';
 local replicas = import 'kubeflow/common/replicas.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
 
@@ -104,7 +105,10 @@ local util = import 'kubeflow/common/util.libsonnet';
       args: util.get(params, 'trainArgs'),
       env: util.envVars(util.envParam(params)),
       resources: k8s.resources(util.get(params, 'trainResources', {})),
-    }, train, modelEnv { volumeMounts+: exampleMount });
+    }, train, modelEnv { volumeMounts+: exampleMount })
+                 // The train step's pod carries Kueue's labels (Argo's template metadata),
+                 // for Kueue's pod integration to queue it.
+                 + (if kueue.labels(params) == {} then {} else { metadata: { labels: kueue.labels(params) } });
     local serveT =
       if kind == 'none' then null
       else if kind == 'container' then

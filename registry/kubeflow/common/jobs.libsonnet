@@ -20,8 +20,10 @@
 //   serviceAccountName, imagePullSecrets (names), priorityClassName, schedulerName
 //   queueName                the Kueue LocalQueue (label kueue.x-k8s.io/queue-name on the job,
 //                            which Kueue's job integrations read)
+//   workloadPriorityClass    the Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class)
 local gpu = import 'kubeflow/common/gpu.libsonnet';
 local k8s = import 'kubeflow/common/k8s.libsonnet';
+local kueue = import 'kubeflow/common/kueue.libsonnet';
 local replicas = import 'kubeflow/common/replicas.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
 
@@ -103,10 +105,8 @@ local util = import 'kubeflow/common/util.libsonnet';
                     + (if shm == null then [] else [{ name: 'dshm', mountPath: '/dev/shm' }]),
     },
 
-  // Labels of the job object: the app label and Kueue's queue.
-  jobLabels(params)::
-    local queue = util.get(params, 'queueName');
-    util.labels(params.name) + (if queue == null then {} else { 'kueue.x-k8s.io/queue-name': queue }),
+  // Labels of the job object: the app label and Kueue's queue and priority.
+  jobLabels(params):: util.labels(params.name) + kueue.labels(params),
 
   // GPUs of a replica type, for docs and checks ("psGpus" → its count).
   gpus(params, gpuPrefix=null):: gpu.settings(params, gpuPrefix).count,

@@ -4,6 +4,7 @@
 // runtime for the framework (or `runtime` when given).
 local gpu = import 'kubeflow/common/gpu.libsonnet';
 local k8s = import 'kubeflow/common/k8s.libsonnet';
+local kueue = import 'kubeflow/common/kueue.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
 
 {
@@ -40,6 +41,8 @@ local util = import 'kubeflow/common/util.libsonnet';
       scaleTarget: util.optInt(util.get(params, 'scaleTarget'), 'scaleTarget'),
       scaleMetric: util.oneOf(util.get(params, 'scaleMetric'), ['cpu', 'memory', 'concurrency', 'rps'], 'scaleMetric'),
       serviceAccountName: util.get(params, 'serviceAccountName'),
+      // KServe puts a component's labels on its pods, where Kueue's pod integration reads them.
+      labels: if kueue.labels(params) == {} then null else kueue.labels(params),
     }) + gpu.podSpec(g.count, g.resource, g.nodeSelector, g.tolerations, g.what),
 
   inferenceService(params, env)::

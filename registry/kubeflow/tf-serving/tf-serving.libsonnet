@@ -10,6 +10,7 @@
 //   Mapping / VirtualService N  REST routes (ambassadorRoute / istioRoute = true)
 local gpu = import 'kubeflow/common/gpu.libsonnet';
 local k8s = import 'kubeflow/common/k8s.libsonnet';
+local kueue = import 'kubeflow/common/kueue.libsonnet';
 local replicas = import 'kubeflow/common/replicas.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
 
@@ -136,7 +137,9 @@ local util = import 'kubeflow/common/util.libsonnet';
     local budget = util.intOrPercent(util.get(params, 'minAvailable'), 'minAvailable');
     [
       if monitoring then k8s.configMap(dname + '-monitoring', ns, labels, { 'monitoring_config.txt': $.monitoringConfig }),
-      k8s.deployment(dname, ns, labels, podSpec,
+      // Kueue's labels on the Deployment (and so its pods), never in its selector.
+      k8s.deployment(dname, ns, labels + kueue.labels(params), podSpec,
+                     selector=labels,
                      replicas=util.get(params, 'replicas', 1),
                      podAnnotations=if monitoring then $.scrapeAnnotations(params) else {}),
       // Node drains and cluster upgrades evict at most what leaves minAvailable serving.

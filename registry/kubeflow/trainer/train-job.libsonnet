@@ -8,6 +8,7 @@
 // runtimes): trainer.kubeflow.org_trainjobs.yaml of kubeflow/trainer v2.3.0.
 local gpu = import 'kubeflow/common/gpu.libsonnet';
 local jobs = import 'kubeflow/common/jobs.libsonnet';
+local kueue = import 'kubeflow/common/kueue.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
 
 {
@@ -81,7 +82,7 @@ local util = import 'kubeflow/common/util.libsonnet';
       metadata: {
         name: jobs.checkName('TrainJob', params.name),
         namespace: util.namespace(params, env),
-        labels: util.labels(params.name),
+        labels: util.labels(params.name) + kueue.labels(params),
       },
       spec: util.prune({
         runtimeRef: {

@@ -36,6 +36,7 @@
 // @optionalParam priorityClassName string null PriorityClass of the pods
 // @optionalParam schedulerName string null Scheduler of the pods (e.g. volcano)
 // @optionalParam queueName string null Kueue LocalQueue (label kueue.x-k8s.io/queue-name on the job)
+// @optionalParam workloadPriorityClass string null Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class on the job)
 
 local chainerJob = import 'kubeflow/chainer-job/chainer-job.libsonnet';
 

@@ -35,6 +35,7 @@
 // @optionalParam priorityClassName string null PriorityClass of the pods
 // @optionalParam schedulerName string null Scheduler of the pods (e.g. volcano)
 // @optionalParam queueName string null Kueue LocalQueue (label kueue.x-k8s.io/queue-name on the job)
+// @optionalParam workloadPriorityClass string null Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class on the job)
 
 local jaxJob = import 'kubeflow/jax-job/jax-job.libsonnet';
 

@@ -27,6 +27,8 @@
 // @optionalParam envVars object {} Environment variables of the predictor (object, or "K=v,K2=v2")
 // @optionalParam serviceAccountName string null Service account (e.g. one listing the S3/GCS credential Secret)
 // @optionalParam deploymentMode string null serving.kserve.io/deploymentMode annotation: Serverless, RawDeployment (Standard, Knative on newer KServe)
+// @optionalParam queueName string null Kueue LocalQueue (label kueue.x-k8s.io/queue-name on the predictor's pods (Kueue's pod integration))
+// @optionalParam workloadPriorityClass string null Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class on the predictor's pods (Kueue's pod integration))
 
 local kserve = import 'kubeflow/kserve/kserve.libsonnet';
 

@@ -43,6 +43,8 @@
 // @optionalParam istioRoute boolean false Also make an Istio VirtualService /tfserving/models/<model> → the REST API
 // @optionalParam istioGateway string kubeflow/kubeflow-gateway Istio Gateway (namespace/name) of the VirtualService
 // @optionalParam trafficRule string null Canary split between versions, version:percent,... by their version label (e.g. v1:90,v2:10; with istioRoute): a weighted VirtualService and a DestinationRule with one subset per version
+// @optionalParam queueName string null Kueue LocalQueue (label kueue.x-k8s.io/queue-name on the Deployment, which Kueue's deployment webhook copies to its pods)
+// @optionalParam workloadPriorityClass string null Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class on the Deployment, which Kueue's deployment webhook copies to its pods)
 
 local tfServing = import 'kubeflow/tf-serving/tf-serving.libsonnet';
 

@@ -45,6 +45,7 @@
 // @optionalParam priorityClassName string null PriorityClass of the pods
 // @optionalParam schedulerName string null Scheduler of the pods (e.g. volcano)
 // @optionalParam queueName string null Kueue LocalQueue (label kueue.x-k8s.io/queue-name on the job)
+// @optionalParam workloadPriorityClass string null Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class on the job)
 
 local tfJob = import 'kubeflow/tf-training/tf-job.libsonnet';
 

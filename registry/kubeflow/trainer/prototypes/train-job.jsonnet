@@ -31,6 +31,8 @@
 // @optionalParam shmSize string null Size of /dev/shm as a memory emptyDir (e.g. 8Gi; NCCL and DataLoader workers need more than 64Mi)
 // @optionalParam serviceAccountName string null Service account of the training pods
 // @optionalParam imagePullSecrets array null Secrets for pulling private images (JSON array, or names separated by spaces)
+// @optionalParam queueName string null Kueue LocalQueue (label kueue.x-k8s.io/queue-name on the TrainJob)
+// @optionalParam workloadPriorityClass string null Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class on the TrainJob)
 
 local trainJob = import 'kubeflow/trainer/train-job.libsonnet';
 
