@@ -2,7 +2,7 @@
 """Rebuild schemas/crds/*.json from ../shared/schemas/crds/*.yaml (needs PyYAML).
 
 Keeps the CRDs that no registry package embeds, reduced to group, names, scope and each
-version's openAPIV3Schema, with descriptions removed. Run from the repo root:
+version's openAPIV3Schema, with descriptions removed (a property named description stays). Run from the repo root:
     python3 schemas/strip-crds.py
 """
 import glob
@@ -15,8 +15,14 @@ SRC = os.path.join("..", "shared", "schemas", "crds")
 
 
 def strip(v):
+    # A description is a string; a property *named* description (WorkloadPriorityClass's)
+    # is a schema, and stays.
     if isinstance(v, dict):
-        return {k: strip(x) for k, x in v.items() if k != "description"}
+        return {
+            k: strip(x)
+            for k, x in v.items()
+            if not (k == "description" and isinstance(x, str))
+        }
     if isinstance(v, list):
         return [strip(x) for x in v]
     return v

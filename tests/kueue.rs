@@ -97,3 +97,141 @@ fn every_workload_carries_its_envs_queue_and_priority_where_kueue_reads_them() {
         }
     }
 }
+
+/// A team's quota as the kueue package's README builds it: a GPU flavor, a ClusterQueue
+/// in a cohort with GPU quota and a borrowing limit, a LocalQueue in each environment's
+/// namespace, a WorkloadPriorityClass; valid against Kueue v0.19's CRDs (v1beta2), prod
+/// with its own quota.
+#[test]
+fn a_teams_quota_renders_as_kueues_objects_per_environment() {
+    let app = new_app();
+    for args in [
+        &[
+            "generate",
+            "kueue-resource-flavor",
+            "gpu-l4",
+            "--nodeLabels=cloud.google.com/gke-accelerator=nvidia-l4",
+            r#"--nodeTaints=[{"key":"nvidia.com/gpu","effect":"NoSchedule"}]"#,
+        ][..],
+        &[
+            "generate",
+            "kueue-cluster-queue",
+            "team-a",
+            "--cohort=ml",
+            r#"--flavors=[{"name":"gpu-l4","cpu":64,"memory":"256Gi","gpus":8,"borrowingLimit":{"gpus":4}},{"name":"default-flavor","cpu":32,"memory":"64Gi"}]"#,
+        ],
+        &[
+            "generate",
+            "kueue-local-queue",
+            "team-a-queue",
+            "--name=team-a",
+            "--clusterQueue=team-a",
+        ],
+        &[
+            "generate",
+            "kueue-priority-class",
+            "high",
+            "--value=10000",
+            "--description=production training",
+        ],
+        &[
+            "param",
+            "set",
+            "team-a",
+            "flavors",
+            r#"[{"name":"gpu-l4","cpu":256,"memory":"1Ti","gpus":32}]"#,
+            "--env",
+            "prod",
+        ],
+    ] {
+        ok(&app.root, args);
+    }
+    for env in ["default", "prod"] {
+        ok(&app.root, &["validate", env]);
+    }
+    let objects = |env: &str| -> Vec<Value> {
+        let out = ok(&app.root, &["show", env, "-o", "json"]);
+        serde_json::from_str::<Value>(&out).unwrap()["items"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let of =
+        |items: &[Value], kind: &str| items.iter().find(|o| o["kind"] == kind).unwrap().clone();
+    let dev = objects("default");
+    for kind in [
+        "ResourceFlavor",
+        "ClusterQueue",
+        "WorkloadPriorityClass",
+        "LocalQueue",
+    ] {
+        assert_eq!(
+            of(&dev, kind)["apiVersion"],
+            "kueue.x-k8s.io/v1beta2",
+            "{kind}"
+        );
+    }
+    for cluster_scoped in ["ResourceFlavor", "ClusterQueue", "WorkloadPriorityClass"] {
+        assert!(
+            of(&dev, cluster_scoped)["metadata"]
+                .get("namespace")
+                .is_none(),
+            "{cluster_scoped}"
+        );
+    }
+    let flavor = of(&dev, "ResourceFlavor");
+    assert_eq!(
+        flavor["spec"]["nodeLabels"]["cloud.google.com/gke-accelerator"],
+        "nvidia-l4"
+    );
+    assert_eq!(flavor["spec"]["nodeTaints"][0]["key"], "nvidia.com/gpu");
+    let queue = of(&dev, "ClusterQueue");
+    assert_eq!(queue["spec"]["cohortName"], "ml");
+    assert_eq!(
+        queue["spec"]["namespaceSelector"],
+        json!({}),
+        "every namespace, not none"
+    );
+    let group = &queue["spec"]["resourceGroups"][0];
+    assert_eq!(
+        group["coveredResources"],
+        json!(["cpu", "memory", "nvidia.com/gpu"])
+    );
+    assert_eq!(
+        group["flavors"][0]["resources"][2],
+        json!({"name": "nvidia.com/gpu", "nominalQuota": "8", "borrowingLimit": "4"})
+    );
+    // Every flavor lists the group's resources, in order (a CPU pool gives 0 GPUs).
+    assert_eq!(group["flavors"][1]["resources"][2]["nominalQuota"], "0");
+    assert_eq!(of(&dev, "WorkloadPriorityClass")["value"], 10000);
+    assert_eq!(
+        of(&dev, "WorkloadPriorityClass")["description"],
+        "production training"
+    );
+    let local = of(&dev, "LocalQueue");
+    assert_eq!(local["metadata"]["namespace"], "ml-dev");
+    assert_eq!(local["spec"]["clusterQueue"], "team-a");
+    let prod = objects("prod");
+    assert_eq!(of(&prod, "LocalQueue")["metadata"]["namespace"], "ml-prod");
+    let prod_group = &of(&prod, "ClusterQueue")["spec"]["resourceGroups"][0];
+    assert_eq!(
+        prod_group["flavors"][0]["resources"][2]["nominalQuota"],
+        "32"
+    );
+    // A bad quantity is the CRD's error, with the object and the path.
+    ok(
+        &app.root,
+        &[
+            "param",
+            "set",
+            "team-a",
+            "flavors",
+            r#"[{"name":"gpu-l4","cpu":64,"memory":"256Gi","gpus":"eight"}]"#,
+        ],
+    );
+    let err = fails(&app.root, &["validate", "default"]);
+    assert!(
+        err.contains("ClusterQueue/team-a") && err.contains("nominalQuota"),
+        "{err}"
+    );
+}

@@ -27,6 +27,8 @@ fn required_value(proto: &str, param: &str, kind: ParamType) -> String {
         }
         (_, "service") => "mnist-serving".into(),
         (_, "inputRepo") => "images".into(),
+        // Kueue's CRDs want DNS-1123 names (kueue.x-k8s.io_localqueues, spec.clusterQueue).
+        (_, "clusterQueue") => "team-a".into(),
         _ => match kind {
             ParamType::Number | ParamType::Integer | ParamType::NumberOrString => "1".into(),
             ParamType::Boolean => "true".into(),
@@ -133,10 +135,15 @@ const CLUSTER_SCOPED_KINDS: &[&str] = &[
     "ClusterServingRuntime",
     // scope: Cluster in trainer.kubeflow.org_clustertrainingruntimes.yaml (Trainer v2.3)
     "ClusterTrainingRuntime",
+    // scope: Cluster in Kueue v0.19.2's kueue.x-k8s.io_clusterqueues.yaml and its
+    // resourceflavors and workloadpriorityclasses CRDs (kueue package)
+    "ClusterQueue",
     "CustomResourceDefinition",
     "MutatingWebhookConfiguration",
     "Namespace",
+    "ResourceFlavor",
     "ValidatingWebhookConfiguration",
+    "WorkloadPriorityClass",
 ];
 
 /// The namespace rule: a namespaced object names `namespace`, a cluster-scoped one none.
