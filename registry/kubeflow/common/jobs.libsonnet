@@ -18,6 +18,9 @@
 //   shmSize                  /dev/shm as a memory emptyDir of that size (NCCL and PyTorch
 //                            DataLoader workers need more than the runtime's 64 MiB)
 //   serviceAccountName, imagePullSecrets (names), priorityClassName, schedulerName
+//   gangScheduler            volcano or a scheduler-plugins scheduler's name: runPolicy.schedulingPolicy
+//                            (gangMinAvailable, default every pod; gangQueue, gangPriorityClass,
+//                            gangScheduleTimeoutSeconds) and the pods' schedulerName
 //   queueName                the Kueue LocalQueue (label kueue.x-k8s.io/queue-name on the job,
 //                            which Kueue's job integrations read)
 //   workloadPriorityClass    the Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class)
@@ -35,15 +38,43 @@ local util = import 'kubeflow/common/util.libsonnet';
   restartPolicy(params, default='OnFailure', allowed=$.restartPolicies)::
     util.oneOf(util.get(params, 'restartPolicy', default), allowed, 'restartPolicy'),
 
-  // spec.runPolicy of a Kubeflow job, or null when no field is set.
-  runPolicy(params)::
+  // spec.runPolicy of a Kubeflow job, or null when no field is set; `pods` is how many
+  // pods the job runs, the gang's default size.
+  runPolicy(params, pods=null)::
     local rp = util.prune({
       cleanPodPolicy: util.oneOf(util.get(params, 'cleanPodPolicy'), $.cleanPodPolicies, 'cleanPodPolicy'),
       backoffLimit: util.optInt(util.get(params, 'backoffLimit'), 'backoffLimit'),
       activeDeadlineSeconds: util.optInt(util.get(params, 'activeDeadlineSeconds'), 'activeDeadlineSeconds'),
       ttlSecondsAfterFinished: util.optInt(util.get(params, 'ttlSecondsAfterFinished'), 'ttlSecondsAfterFinished'),
+      schedulingPolicy: $.schedulingPolicy(params, pods),
     });
     if rp == {} then null else rp,
+
+  // Gang scheduling. With gangScheduler set (volcano, or the name a scheduler-plugins
+  // coscheduling scheduler runs under, e.g. scheduler-plugins-scheduler), the job gets
+  // runPolicy.schedulingPolicy, which training-operator v1.9 and mpi-operator v0.8 turn
+  // into a PodGroup when they run with that gang scheduler (SchedulingPolicy in
+  // pkg/apis/kubeflow.org/v1/common_types.go and pkg/apis/kubeflow/v2beta1/types.go), and
+  // its pods that schedulerName (the operators set it too; pkg/controller.v1/common/pod.go).
+  // minAvailable defaults to every pod of the job: all start together, or none.
+  gangScheduler(params)::
+    local g = util.get(params, 'gangScheduler');
+    local own = util.get(params, 'schedulerName');
+    if util.isNone(g) then null
+    else if !util.isNone(own) && own != g then
+      error 'schedulerName %s and gangScheduler %s differ: the gang scheduler must schedule the pods (the operator leaves another one in place, and the gang never forms); unset schedulerName' % [std.manifestJson(own), std.manifestJson(g)]
+    else std.toString(g),
+
+  schedulingPolicy(params, pods)::
+    if $.gangScheduler(params) == null then null
+    else
+      local min = util.optInt(util.get(params, 'gangMinAvailable'), 'gangMinAvailable');
+      util.prune({
+        minAvailable: if min != null then min else pods,
+        queue: util.toStringOrNull(util.get(params, 'gangQueue')),
+        priorityClass: util.toStringOrNull(util.get(params, 'gangPriorityClass')),
+        scheduleTimeoutSeconds: util.optInt(util.get(params, 'gangScheduleTimeoutSeconds'), 'gangScheduleTimeoutSeconds'),
+      }),
 
   // A replica count param (`key`, default `default`) as a whole number >= 0.
   count(params, key, default=0)::
@@ -74,7 +105,7 @@ local util = import 'kubeflow/common/util.libsonnet';
     serviceAccountName: util.get(params, 'serviceAccountName'),
     imagePullSecrets: util.get(params, 'imagePullSecrets'),
     priorityClassName: util.get(params, 'priorityClassName'),
-    schedulerName: util.get(params, 'schedulerName'),
+    schedulerName: if $.gangScheduler(params) != null then $.gangScheduler(params) else util.get(params, 'schedulerName'),
   } + extra,
 
   // Resources of a replica: `resources`, then `<prefix>Resources`, then cpu/memory as
@@ -197,6 +228,6 @@ local util = import 'kubeflow/common/util.libsonnet';
     if specs == {} then error '%s %s: every replica count is 0; nothing to run' % [kind, params.name]
     else $.resource(params, env, apiVersion, kind, {
       [replicaField]: specs,
-      runPolicy: $.runPolicy(params),
+      runPolicy: $.runPolicy(params, std.foldl(function(n, t) n + util.get(specs[t], 'replicas', 0), std.objectFields(specs), 0)),
     } + extraSpec),
 }

@@ -34,6 +34,11 @@
 // @optionalParam imagePullSecrets array null Secrets for pulling private images (JSON array, or names separated by spaces)
 // @optionalParam priorityClassName string null PriorityClass of the pods
 // @optionalParam schedulerName string null Scheduler of the pods (e.g. volcano)
+// @optionalParam gangScheduler string null Gang scheduler: volcano, or the name of a scheduler-plugins coscheduling scheduler; sets runPolicy.schedulingPolicy and the pods' schedulerName (the operator must run with that gang scheduler)
+// @optionalParam gangMinAvailable integer null Gang: pods that must start together (default: every pod of the job)
+// @optionalParam gangQueue string null Gang: the volcano queue of the PodGroup
+// @optionalParam gangPriorityClass string null Gang: PriorityClass of the PodGroup
+// @optionalParam gangScheduleTimeoutSeconds integer null Gang: seconds the scheduler waits for the whole gang
 // @optionalParam queueName string null Kueue LocalQueue (label kueue.x-k8s.io/queue-name on the job)
 // @optionalParam workloadPriorityClass string null Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class on the job)
 

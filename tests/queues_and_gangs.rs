@@ -1,7 +1,8 @@
-//! Kueue's queue and priority on every workload kf renders (issue 48 §1): the labels
-//! `kueue.x-k8s.io/queue-name` and `kueue.x-k8s.io/priority-class` (Kueue v0.19,
-//! pkg/controller/constants/constants.go), set per environment, on the object Kueue's
-//! integration for that kind reads (pkg/controller/jobs/*).
+//! Queues and gangs (issue 48 §1, §2): Kueue's queue and priority on every workload kf
+//! renders, the labels `kueue.x-k8s.io/queue-name` and `kueue.x-k8s.io/priority-class`
+//! (Kueue v0.19, pkg/controller/constants/constants.go), set per environment, on the
+//! object Kueue's integration for that kind reads (pkg/controller/jobs/*); the kueue
+//! package's objects; and gang scheduling of the training jobs.
 
 mod support;
 
@@ -232,6 +233,145 @@ fn a_teams_quota_renders_as_kueues_objects_per_environment() {
     let err = fails(&app.root, &["validate", "default"]);
     assert!(
         err.contains("ClusterQueue/team-a") && err.contains("nominalQuota"),
+        "{err}"
+    );
+}
+
+/// gangScheduler gives each training job runPolicy.schedulingPolicy, which the
+/// operators turn into a PodGroup (training-operator v1.9 common_types.go, mpi-operator
+/// v0.8 v2beta1/types.go), with minAvailable every pod of the job, and its pods the gang
+/// scheduler's name; per environment.
+#[test]
+fn gang_scheduling_is_one_param_per_environment_on_every_training_job() {
+    let app = new_app();
+    let jobs: &[(&str, &str)] = &[
+        ("tf-job", "TFJob"),
+        ("pytorch-job", "PyTorchJob"),
+        ("mpi-job", "MPIJob"),
+        ("xgboost-job", "XGBoostJob"),
+        ("paddle-job", "PaddleJob"),
+        ("jax-job", "JAXJob"),
+    ];
+    for (prototype, _) in jobs {
+        ok(
+            &app.root,
+            &["generate", prototype, prototype, "--numWorkers=3"],
+        );
+        ok(
+            &app.root,
+            &[
+                "param",
+                "set",
+                prototype,
+                "gangScheduler",
+                "volcano",
+                "--env",
+                "prod",
+            ],
+        );
+    }
+    ok(
+        &app.root,
+        &[
+            "param",
+            "set",
+            "pytorch-job",
+            "gangQueue",
+            "research",
+            "--env",
+            "prod",
+        ],
+    );
+    ok(
+        &app.root,
+        &[
+            "param",
+            "set",
+            "pytorch-job",
+            "gangScheduleTimeoutSeconds",
+            "600",
+            "--env",
+            "prod",
+        ],
+    );
+    ok(
+        &app.root,
+        &[
+            "param",
+            "set",
+            "mpi-job",
+            "gangMinAvailable",
+            "2",
+            "--env",
+            "prod",
+        ],
+    );
+    let objects = |env: &str| -> Vec<Value> {
+        let out = ok(&app.root, &["show", env, "-o", "json"]);
+        serde_json::from_str::<Value>(&out).unwrap()["items"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let (dev, prod) = (objects("default"), objects("prod"));
+    for (_, kind) in jobs {
+        let job = |items: &[Value]| items.iter().find(|o| o["kind"] == *kind).unwrap().clone();
+        let dev_job = job(&dev);
+        assert!(
+            dev_job["spec"]["runPolicy"]
+                .get("schedulingPolicy")
+                .is_none(),
+            "{kind}"
+        );
+        let prod_job = job(&prod);
+        let policy = &prod_job["spec"]["runPolicy"]["schedulingPolicy"];
+        let specs = prod_job["spec"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .find(|(k, _)| k.ends_with("ReplicaSpecs"))
+            .unwrap()
+            .1
+            .clone();
+        let total: i64 = specs
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|s| s["replicas"].as_i64().unwrap())
+            .sum();
+        assert!(total >= 3, "{kind}: {total} pods");
+        // The default gang is every pod of the job; mpi-job's prod sets its own.
+        let want_min = if *kind == "MPIJob" { 2 } else { total };
+        assert_eq!(policy["minAvailable"], want_min, "{kind}: {policy}");
+        for (t, spec) in specs.as_object().unwrap() {
+            assert_eq!(
+                spec["template"]["spec"]["schedulerName"], "volcano",
+                "{kind} {t}"
+            );
+        }
+    }
+    let pytorch = prod.iter().find(|o| o["kind"] == "PyTorchJob").unwrap();
+    assert_eq!(
+        pytorch["spec"]["runPolicy"]["schedulingPolicy"],
+        json!({"minAvailable": 4, "queue": "research", "scheduleTimeoutSeconds": 600})
+    );
+    ok(&app.root, &["validate", "prod"]);
+    // Another scheduler beside the gang's would keep the gang from forming.
+    ok(
+        &app.root,
+        &[
+            "param",
+            "set",
+            "tf-job",
+            "schedulerName",
+            "default-scheduler",
+            "--env",
+            "prod",
+        ],
+    );
+    let err = fails(&app.root, &["show", "prod", "-c", "tf-job"]);
+    assert!(
+        err.contains("schedulerName \"default-scheduler\" and gangScheduler \"volcano\" differ"),
         "{err}"
     );
 }
