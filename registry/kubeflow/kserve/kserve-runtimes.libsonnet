@@ -1,8 +1,10 @@
 // KServe ClusterServingRuntimes for the kserve prototype's most common frameworks, so an
-// InferenceService with modelFormat tensorflow, pytorch or sklearn finds a model server.
-// Facts from kserve/kserve@v0.20.0:config/runtimes/{kserve-tensorflow-serving,
-// kserve-torchserve,kserve-sklearnserver}.yaml and the image names and tags of
-// config/runtimes/kustomization.yaml (sklearnserver is tagged with the release).
+// InferenceService with modelFormat tensorflow, pytorch, sklearn or huggingface finds a
+// model server. Facts from kserve/kserve@v0.20.0:config/runtimes/{kserve-tensorflow-serving,
+// kserve-torchserve,kserve-sklearnserver,kserve-huggingfaceserver}.yaml and the image
+// names and tags of config/runtimes/kustomization.yaml (sklearnserver and
+// huggingfaceserver are tagged with the release; on GPUs the controller appends -gpu to
+// huggingfaceserver's tag, pkg/controller/v1beta1/inferenceservice/utils/utils.go).
 local util = import 'kubeflow/common/util.libsonnet';
 
 {
@@ -62,6 +64,24 @@ local util = import 'kubeflow/common/util.libsonnet';
         resources: $.oneCpu,
       },
     },
+    huggingface: {
+      name: 'kserve-huggingfaceserver',
+      serverType: 'huggingfaceserver',
+      metricsPort: '8080',
+      formats: [{ name: 'huggingface', version: '1', autoSelect: true, priority: 1 }],
+      protocols: ['v2', 'v1'],
+      container: {
+        name: 'kserve-container',
+        image: util.get(params, 'huggingfaceImage', 'kserve/huggingfaceserver:v0.20.0'),
+        args: ['--model_name={{.Name}}'],
+        env: [{ name: 'LMCACHE_USE_EXPERIMENTAL', value: 'True' }],
+        securityContext: $.dropAll,
+        resources: $.oneCpu,
+        volumeMounts: [{ name: 'devshm', mountPath: '/dev/shm' }],
+      },
+      // vLLM's workers share tensors through /dev/shm.
+      spec: { volumes: [{ name: 'devshm', emptyDir: { medium: 'Memory' } }], hostIPC: false },
+    },
   },
 
   all(params, env)::
@@ -82,7 +102,7 @@ local util = import 'kubeflow/common/util.libsonnet';
           supportedModelFormats: r.formats,
           protocolVersions: r.protocols,
           containers: [r.container],
-        },
+        } + util.get(r, 'spec', {}),
       }
       for f in std.set(wanted)
     ]),
