@@ -375,3 +375,72 @@ fn gang_scheduling_is_one_param_per_environment_on_every_training_job() {
         "{err}"
     );
 }
+
+/// A queued job whose GPU node selector every flavor of its queue contradicts would wait
+/// forever: Kueue admits only to a flavor the pods' node selector allows. kf validate
+/// says so when the queue's objects are in the render, and not when they are not.
+#[test]
+fn validate_refuses_a_queued_job_no_flavor_of_its_queue_admits() {
+    let app = new_app();
+    for args in [
+        &[
+            "generate",
+            "kueue-resource-flavor",
+            "gpu-l4",
+            "--nodeLabels=cloud.google.com/gke-accelerator=nvidia-l4",
+        ][..],
+        &[
+            "generate",
+            "kueue-cluster-queue",
+            "team-a",
+            r#"--flavors=[{"name":"gpu-l4","cpu":64,"memory":"256Gi","gpus":8}]"#,
+        ],
+        &[
+            "generate",
+            "kueue-local-queue",
+            "team-a-queue",
+            "--name=team-a",
+            "--clusterQueue=team-a",
+        ],
+        &[
+            "generate",
+            "pytorch-job",
+            "bert",
+            "--numGpus=1",
+            "--queueName=team-a",
+            "--gpuNodeSelector=cloud.google.com/gke-accelerator=nvidia-tesla-t4",
+        ],
+    ] {
+        ok(&app.root, args);
+    }
+    let err = fails(&app.root, &["validate", "default"]);
+    assert!(
+        err.contains("PyTorchJob/bert")
+            && err.contains("queue team-a (ClusterQueue team-a) can never admit it: flavor gpu-l4 sets cloud.google.com/gke-accelerator=nvidia-l4, the pods select cloud.google.com/gke-accelerator=nvidia-tesla-t4"),
+        "{err}"
+    );
+    // The same label and value as the flavor: admitted.
+    ok(
+        &app.root,
+        &[
+            "param",
+            "set",
+            "bert",
+            "gpuNodeSelector",
+            "cloud.google.com/gke-accelerator=nvidia-l4",
+        ],
+    );
+    ok(&app.root, &["validate", "default"]);
+    // The queue's flavors not in the render: nothing to say.
+    ok(
+        &app.root,
+        &[
+            "param",
+            "set",
+            "bert",
+            "gpuNodeSelector",
+            "cloud.google.com/gke-accelerator=nvidia-tesla-t4",
+        ],
+    );
+    ok(&app.root, &["validate", "default", "-c", "bert"]);
+}

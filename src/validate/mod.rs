@@ -5,9 +5,10 @@
 //!
 //! One concern a file: [`schema`] checks an object against its kind's schema, [`rules`]
 //! holds what the API server checks beyond any schema, [`structural`] what it requires of
-//! a CRD's own schema, and [`retired`] which API versions a Kubernetes release no longer
-//! serves.
+//! a CRD's own schema, [`retired`] which API versions a Kubernetes release no longer
+//! serves, and [`kueue`] a check across objects: queued workloads no flavor admits.
 
+pub mod kueue;
 mod retired;
 mod rules;
 mod schema;

@@ -249,6 +249,21 @@ fn check_offline(
             message,
         });
     }
+    // Across objects: a queued workload that no flavor of its queue admits.
+    let all: Vec<&serde_json::Map<String, Value>> = objects.iter().map(|o| &o.object).collect();
+    for (i, message) in crate::validate::kueue::flavor_conflicts(&all) {
+        let o = &objects[i];
+        let kind = o.object.get("kind").and_then(|k| k.as_str()).unwrap_or("");
+        let plain = o.object["metadata"]["name"].as_str().unwrap_or_default();
+        invalid.insert(counted(kind, plain));
+        report.problems.push(Problem {
+            object: format!("{kind}/{}", crate::validate::object_name(&o.object)),
+            component: Some(o.component.clone()),
+            level: "error",
+            check: "offline",
+            message,
+        });
+    }
     // kf exits after this: freeing the compiled CRD schemas one node at a time costs
     // about a third of what compiling them did, for memory the exit returns anyway.
     std::mem::forget(validator);
