@@ -454,19 +454,7 @@ fn jupyterhub_comes_from_its_published_chart_with_values_per_environment() {
         }
         let docs = yaml_documents_of(&mut oracle);
         assert!(docs.len() > 20, "{} documents", docs.len());
-        assert_eq!(items.len(), docs.len(), "{env}");
-        for doc in &docs {
-            let mine = items
-                .iter()
-                .find(|i| kind_and_name(i) == kind_and_name(doc))
-                .unwrap_or_else(|| panic!("{env}: {:?} is missing", kind_and_name(doc)));
-            let strip = |o: &Value| {
-                let mut o = o.clone();
-                o["metadata"].as_object_mut().unwrap().remove("labels");
-                o
-            };
-            assert_eq!(strip(mine), strip(doc), "{env}: {:?}", kind_and_name(doc));
-        }
+        assert_same_objects_but_labels(items, &docs, env);
         let proxy = items
             .iter()
             .find(|i| kind_and_name(i) == ("Service".into(), "proxy-public".into()))

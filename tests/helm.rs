@@ -371,13 +371,6 @@ fn a_chart_with_a_dependency_renders_as_helm_template_and_its_condition_is_a_par
                 .args(extra),
         )
     };
-    let strip = |o: &Value| {
-        let mut o = o.clone();
-        if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
-            meta.remove("labels");
-        }
-        o
-    };
     let from_nfd = |items: &[Value]| {
         items
             .iter()
@@ -389,15 +382,7 @@ fn a_chart_with_a_dependency_renders_as_helm_template_and_its_condition_is_a_par
         ("prod", "ml-prod", &["--set", "nfd.enabled=false"][..]),
     ] {
         let items = shown(env);
-        let docs = oracle(namespace, extra);
-        assert_eq!(items.len(), docs.len(), "{env}");
-        for doc in &docs {
-            let mine = items
-                .iter()
-                .find(|i| kind_and_name(i) == kind_and_name(doc))
-                .unwrap_or_else(|| panic!("{env}: {:?} is missing", kind_and_name(doc)));
-            assert_eq!(strip(mine), strip(doc), "{env}: {:?}", kind_and_name(doc));
-        }
+        assert_same_objects_but_labels(&items, &oracle(namespace, extra), env);
         let crds: Vec<String> = items
             .iter()
             .filter(|i| i["kind"] == "CustomResourceDefinition")

@@ -7,21 +7,13 @@ mod support;
 use serde_json::{Value, json};
 use support::*;
 
-fn objects(app: &TempApp, env: &str) -> Vec<Value> {
-    let out = ok(&app.root, &["show", env, "-o", "json"]);
-    serde_json::from_str::<Value>(&out).unwrap()["items"]
-        .as_array()
-        .unwrap()
-        .clone()
-}
-
 #[test]
 fn llm_serve_runs_a_small_open_model_on_one_gpu_by_default() {
     let app = new_app();
     ok(&app.root, &["generate", "kserve-runtimes", "runtimes"]);
     ok(&app.root, &["generate", "llm-serve", "chat"]);
     ok(&app.root, &["validate", "default"]);
-    let items = objects(&app, "default");
+    let items = rendered_objects(&app, "default");
     // The runtime it names comes with kserve-runtimes, as upstream declares it.
     let runtime = items
         .iter()
@@ -102,7 +94,7 @@ fn llm_serve_shards_over_its_gpus_reads_gated_and_stored_models_and_joins_a_queu
         );
     }
     ok(&app.root, &["validate", "prod"]);
-    let prod = objects(&app, "prod");
+    let prod = rendered_objects(&app, "prod");
     let predictor = &prod
         .iter()
         .find(|o| o["kind"] == "InferenceService")
@@ -137,7 +129,7 @@ fn llm_serve_shards_over_its_gpus_reads_gated_and_stored_models_and_joins_a_queu
             "pvc://models/llama-3.1-8b",
         ],
     );
-    let dev = objects(&app, "default");
+    let dev = rendered_objects(&app, "default");
     let model = &dev
         .iter()
         .find(|o| o["kind"] == "InferenceService")
@@ -198,7 +190,7 @@ fn without_kf_additions(v: &Value) -> Value {
 fn the_torchtune_runtimes_are_trainers_own() {
     let app = new_app();
     ok(&app.root, &["generate", "training-runtimes", "runtimes"]);
-    let items = objects(&app, "default");
+    let items = rendered_objects(&app, "default");
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/trainer-v2.3.0/torchtune");
     let mut seen = 0;
@@ -230,7 +222,7 @@ fn llm_finetune_trains_lora_on_one_gpu_by_default_and_refuses_what_trainer_would
     ok(&app.root, &["generate", "llm-finetune", "tune"]);
     ok(&app.root, &["validate", "default"]);
     let job = |app: &TempApp, env: &str| {
-        objects(app, env)
+        rendered_objects(app, env)
             .into_iter()
             .find(|o| o["kind"] == "TrainJob")
             .unwrap()

@@ -9,6 +9,31 @@ mod support;
 use serde_json::{Value, json};
 use support::*;
 
+/// A GPU flavor of L4 nodes and team-a's LocalQueue (in each env's namespace) onto the
+/// ClusterQueue team-a, which each test makes with its own quota.
+const L4_FLAVOR: &[&str] = &[
+    "generate",
+    "kueue-resource-flavor",
+    "gpu-l4",
+    "--nodeLabels=cloud.google.com/gke-accelerator=nvidia-l4",
+];
+const TEAM_A_QUEUE: &[&str] = &[
+    "generate",
+    "kueue-local-queue",
+    "team-a-queue",
+    "--name=team-a",
+    "--clusterQueue=team-a",
+];
+
+/// `kf param set COMPONENT KEY VALUE`, in `env` when one is given.
+fn set(app: &TempApp, component: &str, key: &str, value: &str, env: Option<&str>) {
+    let mut args = vec!["param", "set", component, key, value];
+    if let Some(env) = env {
+        args.extend(["--env", env]);
+    }
+    ok(&app.root, &args);
+}
+
 /// (prototype, extra generate args, where the labels must be: a JSON pointer into the
 /// workload object, and that object's kind).
 const WORKLOADS: &[(&str, &[&str], &str, &str)] = &[
@@ -50,20 +75,13 @@ fn every_workload_carries_its_envs_queue_and_priority_where_kueue_reads_them() {
         args.extend_from_slice(extra);
         ok(&app.root, &args);
         for (key, value) in [("queueName", "team-a"), ("workloadPriorityClass", "high")] {
-            ok(
-                &app.root,
-                &["param", "set", prototype, key, value, "--env", "prod"],
-            );
+            set(&app, prototype, key, value, Some("prod"));
         }
     }
-    let objects = |env: &str| -> Vec<Value> {
-        let out = ok(&app.root, &["show", env, "-o", "json"]);
-        serde_json::from_str::<Value>(&out).unwrap()["items"]
-            .as_array()
-            .unwrap()
-            .clone()
-    };
-    let (dev, prod) = (objects("default"), objects("prod"));
+    let (dev, prod) = (
+        rendered_objects(&app, "default"),
+        rendered_objects(&app, "prod"),
+    );
     // The labels are where each CRD's schema allows them (KServe's predictor `labels`).
     ok(&app.root, &["validate", "prod"]);
     for (prototype, _, pointer, kind) in WORKLOADS {
@@ -107,13 +125,14 @@ fn every_workload_carries_its_envs_queue_and_priority_where_kueue_reads_them() {
 fn a_teams_quota_renders_as_kueues_objects_per_environment() {
     let app = new_app();
     for args in [
+        L4_FLAVOR,
         &[
-            "generate",
-            "kueue-resource-flavor",
+            "param",
+            "set",
             "gpu-l4",
-            "--nodeLabels=cloud.google.com/gke-accelerator=nvidia-l4",
-            r#"--nodeTaints=[{"key":"nvidia.com/gpu","effect":"NoSchedule"}]"#,
-        ][..],
+            "nodeTaints",
+            r#"[{"key":"nvidia.com/gpu","effect":"NoSchedule"}]"#,
+        ],
         &[
             "generate",
             "kueue-cluster-queue",
@@ -121,13 +140,7 @@ fn a_teams_quota_renders_as_kueues_objects_per_environment() {
             "--cohort=ml",
             r#"--flavors=[{"name":"gpu-l4","cpu":64,"memory":"256Gi","gpus":8,"borrowingLimit":{"gpus":4}},{"name":"default-flavor","cpu":32,"memory":"64Gi"}]"#,
         ],
-        &[
-            "generate",
-            "kueue-local-queue",
-            "team-a-queue",
-            "--name=team-a",
-            "--clusterQueue=team-a",
-        ],
+        TEAM_A_QUEUE,
         &[
             "generate",
             "kueue-priority-class",
@@ -135,31 +148,17 @@ fn a_teams_quota_renders_as_kueues_objects_per_environment() {
             "--value=10000",
             "--description=production training",
         ],
-        &[
-            "param",
-            "set",
-            "team-a",
-            "flavors",
-            r#"[{"name":"gpu-l4","cpu":256,"memory":"1Ti","gpus":32}]"#,
-            "--env",
-            "prod",
-        ],
     ] {
         ok(&app.root, args);
     }
+    let prod_quota = r#"[{"name":"gpu-l4","cpu":256,"memory":"1Ti","gpus":32}]"#;
+    set(&app, "team-a", "flavors", prod_quota, Some("prod"));
     for env in ["default", "prod"] {
         ok(&app.root, &["validate", env]);
     }
-    let objects = |env: &str| -> Vec<Value> {
-        let out = ok(&app.root, &["show", env, "-o", "json"]);
-        serde_json::from_str::<Value>(&out).unwrap()["items"]
-            .as_array()
-            .unwrap()
-            .clone()
-    };
     let of =
         |items: &[Value], kind: &str| items.iter().find(|o| o["kind"] == kind).unwrap().clone();
-    let dev = objects("default");
+    let dev = rendered_objects(&app, "default");
     for kind in [
         "ResourceFlavor",
         "ClusterQueue",
@@ -212,7 +211,7 @@ fn a_teams_quota_renders_as_kueues_objects_per_environment() {
     let local = of(&dev, "LocalQueue");
     assert_eq!(local["metadata"]["namespace"], "ml-dev");
     assert_eq!(local["spec"]["clusterQueue"], "team-a");
-    let prod = objects("prod");
+    let prod = rendered_objects(&app, "prod");
     assert_eq!(of(&prod, "LocalQueue")["metadata"]["namespace"], "ml-prod");
     let prod_group = &of(&prod, "ClusterQueue")["spec"]["resourceGroups"][0];
     assert_eq!(
@@ -220,16 +219,8 @@ fn a_teams_quota_renders_as_kueues_objects_per_environment() {
         "32"
     );
     // A bad quantity is the CRD's error, with the object and the path.
-    ok(
-        &app.root,
-        &[
-            "param",
-            "set",
-            "team-a",
-            "flavors",
-            r#"[{"name":"gpu-l4","cpu":64,"memory":"256Gi","gpus":"eight"}]"#,
-        ],
-    );
+    let bad_quota = r#"[{"name":"gpu-l4","cpu":64,"memory":"256Gi","gpus":"eight"}]"#;
+    set(&app, "team-a", "flavors", bad_quota, None);
     let err = fails(&app.root, &["validate", "default"]);
     assert!(
         err.contains("ClusterQueue/team-a") && err.contains("nominalQuota"),
@@ -257,63 +248,21 @@ fn gang_scheduling_is_one_param_per_environment_on_every_training_job() {
             &app.root,
             &["generate", prototype, prototype, "--numWorkers=3"],
         );
-        ok(
-            &app.root,
-            &[
-                "param",
-                "set",
-                prototype,
-                "gangScheduler",
-                "volcano",
-                "--env",
-                "prod",
-            ],
-        );
+        set(&app, prototype, "gangScheduler", "volcano", Some("prod"));
     }
-    ok(
-        &app.root,
-        &[
-            "param",
-            "set",
-            "pytorch-job",
-            "gangQueue",
-            "research",
-            "--env",
-            "prod",
-        ],
+    set(&app, "pytorch-job", "gangQueue", "research", Some("prod"));
+    set(
+        &app,
+        "pytorch-job",
+        "gangScheduleTimeoutSeconds",
+        "600",
+        Some("prod"),
     );
-    ok(
-        &app.root,
-        &[
-            "param",
-            "set",
-            "pytorch-job",
-            "gangScheduleTimeoutSeconds",
-            "600",
-            "--env",
-            "prod",
-        ],
+    set(&app, "mpi-job", "gangMinAvailable", "2", Some("prod"));
+    let (dev, prod) = (
+        rendered_objects(&app, "default"),
+        rendered_objects(&app, "prod"),
     );
-    ok(
-        &app.root,
-        &[
-            "param",
-            "set",
-            "mpi-job",
-            "gangMinAvailable",
-            "2",
-            "--env",
-            "prod",
-        ],
-    );
-    let objects = |env: &str| -> Vec<Value> {
-        let out = ok(&app.root, &["show", env, "-o", "json"]);
-        serde_json::from_str::<Value>(&out).unwrap()["items"]
-            .as_array()
-            .unwrap()
-            .clone()
-    };
-    let (dev, prod) = (objects("default"), objects("prod"));
     for (_, kind) in jobs {
         let job = |items: &[Value]| items.iter().find(|o| o["kind"] == *kind).unwrap().clone();
         let dev_job = job(&dev);
@@ -357,17 +306,12 @@ fn gang_scheduling_is_one_param_per_environment_on_every_training_job() {
     );
     ok(&app.root, &["validate", "prod"]);
     // Another scheduler beside the gang's would keep the gang from forming.
-    ok(
-        &app.root,
-        &[
-            "param",
-            "set",
-            "tf-job",
-            "schedulerName",
-            "default-scheduler",
-            "--env",
-            "prod",
-        ],
+    set(
+        &app,
+        "tf-job",
+        "schedulerName",
+        "default-scheduler",
+        Some("prod"),
     );
     let err = fails(&app.root, &["show", "prod", "-c", "tf-job"]);
     assert!(
@@ -383,25 +327,14 @@ fn gang_scheduling_is_one_param_per_environment_on_every_training_job() {
 fn validate_refuses_a_queued_job_no_flavor_of_its_queue_admits() {
     let app = new_app();
     for args in [
-        &[
-            "generate",
-            "kueue-resource-flavor",
-            "gpu-l4",
-            "--nodeLabels=cloud.google.com/gke-accelerator=nvidia-l4",
-        ][..],
+        L4_FLAVOR,
         &[
             "generate",
             "kueue-cluster-queue",
             "team-a",
             r#"--flavors=[{"name":"gpu-l4","cpu":64,"memory":"256Gi","gpus":8}]"#,
         ],
-        &[
-            "generate",
-            "kueue-local-queue",
-            "team-a-queue",
-            "--name=team-a",
-            "--clusterQueue=team-a",
-        ],
+        TEAM_A_QUEUE,
         &[
             "generate",
             "pytorch-job",
@@ -420,27 +353,21 @@ fn validate_refuses_a_queued_job_no_flavor_of_its_queue_admits() {
         "{err}"
     );
     // The same label and value as the flavor: admitted.
-    ok(
-        &app.root,
-        &[
-            "param",
-            "set",
-            "bert",
-            "gpuNodeSelector",
-            "cloud.google.com/gke-accelerator=nvidia-l4",
-        ],
+    set(
+        &app,
+        "bert",
+        "gpuNodeSelector",
+        "cloud.google.com/gke-accelerator=nvidia-l4",
+        None,
     );
     ok(&app.root, &["validate", "default"]);
     // The queue's flavors not in the render: nothing to say.
-    ok(
-        &app.root,
-        &[
-            "param",
-            "set",
-            "bert",
-            "gpuNodeSelector",
-            "cloud.google.com/gke-accelerator=nvidia-tesla-t4",
-        ],
+    set(
+        &app,
+        "bert",
+        "gpuNodeSelector",
+        "cloud.google.com/gke-accelerator=nvidia-tesla-t4",
+        None,
     );
     ok(&app.root, &["validate", "default", "-c", "bert"]);
 }

@@ -440,3 +440,41 @@ pub fn yaml_documents_of(cmd: &mut Command) -> Vec<serde_json::Value> {
         .filter(|d| !d.is_null())
         .collect()
 }
+
+/// kf rendered what a real tool printed, object for object: as many objects, and each of
+/// the tool's equal to kf's of its kind and name but for labels (kf adds its own).
+pub fn assert_same_objects_but_labels(
+    mine: &[serde_json::Value],
+    theirs: &[serde_json::Value],
+    what: &str,
+) {
+    let without_labels = |o: &serde_json::Value| {
+        let mut o = o.clone();
+        if let Some(meta) = o.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+            meta.remove("labels");
+        }
+        o
+    };
+    assert_eq!(mine.len(), theirs.len(), "{what}: how many objects");
+    for doc in theirs {
+        let found = mine
+            .iter()
+            .find(|i| kind_and_name(i) == kind_and_name(doc))
+            .unwrap_or_else(|| panic!("{what}: {:?} is missing", kind_and_name(doc)));
+        assert_eq!(
+            without_labels(found),
+            without_labels(doc),
+            "{what}: {:?}",
+            kind_and_name(doc)
+        );
+    }
+}
+
+/// Every object `kf show ENV -o json` renders in `app`.
+pub fn rendered_objects(app: &TempApp, env: &str) -> Vec<serde_json::Value> {
+    let out = ok(&app.root, &["show", env, "-o", "json"]);
+    serde_json::from_str::<serde_json::Value>(&out).unwrap()["items"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
