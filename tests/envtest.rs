@@ -1186,3 +1186,60 @@ fn an_object_being_deleted_is_waited_for_and_created_anew() {
     let status = e.kf("status", &[]);
     assert!(!status.stdout.contains("Terminating"), "{}", status.stdout);
 }
+
+/// Kueue's labels as the real server stores them where 1.20 allows (its apiextensions
+/// has no CEL, so Kueue's and Trainer's CRDs are refused, and kf says why): a served
+/// model's Deployment carries the queue and priority, its pods too, and moving it to
+/// another queue is one `configured` apply, since the labels never enter the Deployment's
+/// immutable selector.
+#[test]
+#[ignore = "needs a real API server (tests/envtest/envtest); see the file's header"]
+fn a_served_models_queue_is_stored_and_moves_without_touching_its_selector() {
+    let e = env();
+    ok(
+        &e.app.root,
+        &[
+            "generate",
+            "tf-serving",
+            "mnist",
+            "--modelBasePath=gs://models/mnist",
+            "--queueName=team-a",
+            "--workloadPriorityClass=urgent",
+        ],
+    );
+    let first = e.kf("apply", &[]);
+    assert_eq!(first.status, 0, "{}\n{}", first.stdout, first.stderr);
+    let stored = |e: &Env| {
+        e.cluster
+            .get("apps", "deployments", e.ns(), "mnist-v1")
+            .or_else(|| e.cluster.get("apps", "deployments", e.ns(), "mnist"))
+            .expect("the Deployment is stored")
+    };
+    let d = stored(&e);
+    assert_eq!(
+        d["metadata"]["labels"]["kueue.x-k8s.io/queue-name"],
+        "team-a"
+    );
+    assert_eq!(
+        d["metadata"]["labels"]["kueue.x-k8s.io/priority-class"],
+        "urgent"
+    );
+    assert_eq!(
+        d["spec"]["template"]["metadata"]["labels"]["kueue.x-k8s.io/queue-name"],
+        "team-a"
+    );
+    assert!(!d["spec"]["selector"].to_string().contains("kueue"));
+    ok(
+        &e.app.root,
+        &["param", "set", "mnist", "queueName", "team-b"],
+    );
+    let moved = e.kf("apply", &[]);
+    assert_eq!(moved.status, 0, "{}\n{}", moved.stdout, moved.stderr);
+    assert_eq!(count(&moved.stdout, "configured"), 1, "{}", moved.stdout);
+    assert_eq!(
+        stored(&e)["metadata"]["labels"]["kueue.x-k8s.io/queue-name"],
+        "team-b"
+    );
+    let gone = e.kf("delete", &[]);
+    assert_eq!(gone.status, 0, "{}", gone.stderr);
+}
