@@ -58,6 +58,13 @@ const WORKLOADS: &[(&str, &[&str], &str, &str)] = &[
         "/spec/predictor/labels",
         "InferenceService",
     ),
+    // Seldon v1.17 copies a predictor's labels to its Deployments and their pods.
+    (
+        "seldon-serve",
+        &[],
+        "/spec/predictors/0/labels",
+        "SeldonDeployment",
+    ),
     // Argo puts a template's metadata on its pod.
     (
         "argo-workflow",

@@ -3,6 +3,7 @@
 // server (implementation + modelUri) or your own model image.
 local gpu = import 'kubeflow/common/gpu.libsonnet';
 local k8s = import 'kubeflow/common/k8s.libsonnet';
+local kueue = import 'kubeflow/common/kueue.libsonnet';
 local replicas = import 'kubeflow/common/replicas.libsonnet';
 local util = import 'kubeflow/common/util.libsonnet';
 
@@ -73,6 +74,10 @@ local util = import 'kubeflow/common/util.libsonnet';
         predictors: [util.prune({
           name: util.get(params, 'predictorName', 'default'),
           replicas: util.toInt(util.get(params, 'replicas', 1), 'replicas'),
+          // Seldon v1.17 copies a predictor's labels to its Deployments and their pods
+          // (operator/controllers/seldondeployment_controller.go), where Kueue's
+          // deployment integration reads them.
+          labels: if kueue.labels(params) == {} then null else kueue.labels(params),
           graph: util.prune({
             name: node,
             type: 'MODEL',

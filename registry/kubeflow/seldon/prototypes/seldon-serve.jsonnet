@@ -23,6 +23,8 @@
 // @optionalParam gpuResource string nvidia.com/gpu Extended resource name of the GPUs (e.g. amd.com/gpu)
 // @optionalParam gpuNodeSelector object {} Node selector when numGpus > 0 (object or "k=v,k2=v2")
 // @optionalParam gpuTolerations array null Tolerations when numGpus > 0 (default: tolerate the gpuResource NoSchedule taint)
+// @optionalParam queueName string null Kueue LocalQueue (label kueue.x-k8s.io/queue-name on the predictor, which Seldon copies to its Deployments)
+// @optionalParam workloadPriorityClass string null Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class on the predictor)
 
 local seldon = import 'kubeflow/seldon/seldon.libsonnet';
 
