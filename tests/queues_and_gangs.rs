@@ -111,6 +111,21 @@ fn every_workload_carries_its_envs_queue_and_priority_where_kueue_reads_them() {
         // Only prod names a queue.
         let text = find(&dev).to_string();
         assert!(!text.contains("kueue.x-k8s.io"), "{prototype}: {text}");
+        if *prototype == "argo-workflow" {
+            // The serve step's InferenceService, applied by Argo: its predictor's pods too.
+            let workflow = find(&prod);
+            let manifest = workflow["spec"]["templates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find_map(|t| t["resource"]["manifest"].as_str())
+                .expect("the serve step's manifest");
+            let isvc: Value = serde_saphyr::from_str(manifest).unwrap();
+            assert_eq!(
+                isvc["spec"]["predictor"]["labels"]["kueue.x-k8s.io/queue-name"],
+                "team-a"
+            );
+        }
         if *kind == "Deployment" {
             // Never in the selector: it is immutable, and a new queue would break it.
             let deployment = find(&prod);

@@ -85,7 +85,9 @@ local util = import 'kubeflow/common/util.libsonnet';
         } + (if g.count == 0 then {} else {
                resources: gpu.resources(g.count, g.resource, {}, g.what),
              } + $.gpuRuntime(params)),
-      } + gpu.podSpec(g.count, g.resource, g.nodeSelector, g.tolerations, g.what) },
+      } + gpu.podSpec(g.count, g.resource, g.nodeSelector, g.tolerations, g.what)
+        // The served model's pods join the same queue (KServe puts predictor labels on them).
+        + (if kueue.labels(params) == {} then {} else { labels: kueue.labels(params) }) },
     },
 
   workflow(params, env)::

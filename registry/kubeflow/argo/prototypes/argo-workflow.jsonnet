@@ -41,8 +41,8 @@
 // @optionalParam s3SecretName string null Secret holding the AWS access key id and secret key, for s3:// paths
 // @optionalParam s3Endpoint string null S3 endpoint host:port (default: AWS)
 // @optionalParam s3Region string us-east-1 S3 region
-// @optionalParam queueName string null Kueue LocalQueue (label kueue.x-k8s.io/queue-name on the train step's pod (Kueue's pod integration))
-// @optionalParam workloadPriorityClass string null Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class on the train step's pod (Kueue's pod integration))
+// @optionalParam queueName string null Kueue LocalQueue (label kueue.x-k8s.io/queue-name on the train step's pod and the served model's predictor pods (Kueue's pod integration))
+// @optionalParam workloadPriorityClass string null Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class on the train step's pod and the served model's predictor pods (Kueue's pod integration))
 
 local workflow = import 'kubeflow/argo/workflow.libsonnet';
 
