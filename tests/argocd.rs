@@ -393,18 +393,7 @@ fn a_monorepo_with_vendor_at_its_root_renders_under_show_export_and_the_plugin()
     )
     .unwrap();
     std::fs::create_dir_all(repo.join("apps")).unwrap();
-    ok(
-        &repo.join("apps"),
-        &[
-            "init",
-            "ml",
-            "--namespace",
-            "ml",
-            "--server",
-            "https://ml.example.com",
-        ],
-    );
-    let app = repo.join("apps/ml");
+    let app = init_ml_app(&repo.join("apps"));
     std::fs::remove_dir_all(app.join("vendor")).unwrap();
     std::os::unix::fs::symlink("../../vendor", app.join("vendor")).unwrap();
     write(

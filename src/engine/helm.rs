@@ -98,16 +98,13 @@ pub fn helm_template(name: IStr, chart: IStr, opts: ObjValue) -> Result<Val> {
             "helmTemplate('{name}', '{chart}'): {e} (it takes values, namespace, includeCrds, kubeVersion, apiVersions, skipTests, noHooks, nameFormat and calledFrom)"
         ),
     };
-    let format = external::name_format(
-        options.name_format.as_deref(),
-        &format!("helmTemplate('{name}', '{chart}')"),
-    )?;
+    let what = format!("helmTemplate('{name}', '{chart}')");
+    let format = external::name_format(options.name_format.as_deref(), &what)?;
     let Some(called_from) = options.called_from.clone().filter(|c| !c.is_empty()) else {
         bail!(
-            "helmTemplate('{name}', '{chart}'): opts.calledFrom is unset; call it as tanka-util does, helm.new(std.thisFile).template(name, chart, conf), or pass calledFrom: std.thisFile"
+            "{what}: opts.calledFrom is unset; call it as tanka-util does, helm.new(std.thisFile).template(name, chart, conf), or pass calledFrom: std.thisFile"
         );
     };
-    let what = format!("helmTemplate('{name}', '{chart}')");
     let place = external::place();
     let wanted = place.beside(&called_from, &chart);
     let how = "vendor it into the app with `kf chart add REPO/NAME@VERSION` (or helm pull REPO/NAME --version V --untar --untardir charts)";

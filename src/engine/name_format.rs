@@ -13,7 +13,7 @@
 
 use serde_json::Value;
 
-const FUNCTIONS: &str = "print, printf, snakecase, kebabcase, lower, upper, trim, trimPrefix, trimSuffix, replace and default";
+/// The functions kf reads in a name format.
 const NAMES: [&str; 11] = [
     "print",
     "printf",
@@ -27,6 +27,12 @@ const NAMES: [&str; 11] = [
     "replace",
     "default",
 ];
+
+/// [`NAMES`] as a message lists them: `print, printf, … and default`.
+fn functions() -> String {
+    let (last, rest) = NAMES.split_last().unwrap_or((&"", &[]));
+    format!("{} and {last}", rest.join(", "))
+}
 
 #[derive(Debug, Clone, PartialEq)]
 enum Arg {
@@ -159,13 +165,15 @@ fn pipeline(action: &str) -> Result<Vec<Vec<Arg>>, String> {
                     push(&mut commands, Arg::Func(word.to_string()));
                 } else {
                     return Err(format!(
-                        "'{word}' is not a function kf knows in a nameFormat (it knows {FUNCTIONS})"
+                        "'{word}' is not a function kf knows in a nameFormat (it knows {})",
+                        functions()
                     ));
                 }
             }
             other => {
                 return Err(format!(
-                    "'{other}' is beyond what kf reads in a nameFormat (fields, strings, `|` and {FUNCTIONS})"
+                    "'{other}' is beyond what kf reads in a nameFormat (fields, strings, `|` and {})",
+                    functions()
                 ));
             }
         }

@@ -63,6 +63,7 @@ fn node_selectors<'a>(v: &'a Value, out: &mut Vec<&'a Map<String, Value>>) {
 
 /// (index of the object, message) for each queued workload no flavor of its queue admits.
 pub fn flavor_conflicts(objects: &[&Map<String, Value>]) -> Vec<(usize, String)> {
+    let no_labels = Map::new();
     let flavors: BTreeMap<&str, &Map<String, Value>> = objects
         .iter()
         .filter(|o| is_kueue(o, "ResourceFlavor"))
@@ -71,11 +72,7 @@ pub fn flavor_conflicts(objects: &[&Map<String, Value>]) -> Vec<(usize, String)>
                 .get("spec")
                 .and_then(|s| s.get("nodeLabels"))
                 .and_then(Value::as_object);
-            static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
-            (
-                name(o),
-                labels.unwrap_or_else(|| EMPTY.get_or_init(Map::new)),
-            )
+            (name(o), labels.unwrap_or(&no_labels))
         })
         .collect();
     let cluster_queues: BTreeMap<&str, Vec<&str>> = objects
@@ -111,8 +108,8 @@ pub fn flavor_conflicts(objects: &[&Map<String, Value>]) -> Vec<(usize, String)>
         {
             continue;
         }
-        let whole = Value::Object((*o).clone());
-        let Some(queue) = queue_of(&whole) else {
+        // An object's own top level holds no labels or node selector: its fields do.
+        let Some(queue) = o.values().find_map(queue_of) else {
             continue;
         };
         let Some(cq) = local_queues.get(&(namespace(o), queue)) else {
@@ -129,7 +126,7 @@ pub fn flavor_conflicts(objects: &[&Map<String, Value>]) -> Vec<(usize, String)>
             continue;
         };
         let mut selectors = Vec::new();
-        node_selectors(&whole, &mut selectors);
+        o.values().for_each(|v| node_selectors(v, &mut selectors));
         // The first flavor-selector clash of each flavor; none may admit the pods.
         let clashes: Vec<String> = labels
             .iter()

@@ -403,8 +403,14 @@ pub fn app_in_repository(dir: &Path) -> (PathBuf, PathBuf) {
         repo.join("libs/team/team.libsonnet"),
         "{ team: 'vision' }\n",
     );
+    let app = init_ml_app(&repo);
+    (repo, app)
+}
+
+/// `kf init ml` (namespace ml) in `parent`: the app's folder.
+pub fn init_ml_app(parent: &Path) -> PathBuf {
     ok(
-        &repo,
+        parent,
         &[
             "init",
             "ml",
@@ -414,8 +420,7 @@ pub fn app_in_repository(dir: &Path) -> (PathBuf, PathBuf) {
             "https://ml.example.com",
         ],
     );
-    let app = repo.join("ml");
-    (repo, app)
+    parent.join("ml")
 }
 
 /// An object's kind and name, to find it among others.
