@@ -73,7 +73,12 @@ fn kf_answers_every_program_as_go_jsonnet_0_11_2_did_or_lists_why_not() {
             .get(name)
             .unwrap_or_else(|| panic!("{name} has no recorded answer: run record.py"));
         let theirs = answer.get("value").map(normalized);
-        let ours = support::library::eval_in(dir.path(), code).map(|v| normalized(&v));
+        // jrsonnet's `%g` subtracts below zero at precision 0 ('%.0g' % 5): a debug
+        // build panics there (a release build wraps, and prints a wrong number). That
+        // is one of the listed differences, not the end of the test.
+        let ours = std::panic::catch_unwind(|| support::library::eval_in(dir.path(), code))
+            .unwrap_or_else(|_| Err("panicked (a debug build's overflow check)".into()))
+            .map(|v| normalized(&v));
         let same = match (&theirs, &ours) {
             (Some(t), Ok(o)) => t == o,
             (None, Err(_)) => true,

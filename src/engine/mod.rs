@@ -19,6 +19,10 @@ mod natives;
 mod parse_json;
 mod resolver;
 mod snakecase;
+mod split_cache;
+mod split_library;
+pub use split_cache::set_place as set_split_cache;
+mod std_text;
 mod stdlib;
 pub mod watchdog;
 
@@ -193,6 +197,12 @@ impl Engine {
         }
     }
 
+    /// The visible fields of an object, sorted.
+    pub fn visible_fields(&self, obj: &ObjValue) -> Vec<String> {
+        let _g = self.enter();
+        obj.fields().iter().map(ToString::to_string).collect()
+    }
+
     /// A field of an object, evaluated but not manifested.
     pub fn field(&self, obj: &ObjValue, field: &str) -> Result<Option<Val>, EvalError> {
         let _g = self.enter();
@@ -242,12 +252,37 @@ impl Engine {
                     .collect();
                 format!("static analysis errors: {}", each.join("; "))
             }
-            _ => format
-                .format(error)
-                .unwrap_or_else(|_| error.error().to_string()),
+            _ => readable_frames(
+                &format
+                    .format(error)
+                    .unwrap_or_else(|_| error.error().to_string()),
+            ),
         };
         EvalError { message }
     }
+}
+
+/// jrsonnet's trace with its frames worded for a reader: the frame of an import whose
+/// file does not parse says `imported here` (jrsonnet wrote `parse imported`), and is
+/// left out when it only repeats the place of the syntax error above it (a file kf
+/// evaluates itself, with a span ending at `0:0`).
+fn readable_frames(trace: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for line in trace.split('\n') {
+        let line = &split_library::shown_path(line);
+        let Some(place) = line.strip_suffix(": parse imported") else {
+            out.push(line.to_string());
+            continue;
+        };
+        let repeats = out.last().is_some_and(|above| {
+            let above = above.trim();
+            !above.is_empty() && place.trim().starts_with(&format!("{above}-"))
+        });
+        if !repeats {
+            out.push(format!("{place}: imported here"));
+        }
+    }
+    out.join("\n")
 }
 
 impl Drop for Engine {

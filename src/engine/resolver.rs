@@ -35,6 +35,8 @@ pub struct KfImportResolver {
     /// `util.libsonnet` tries the same folders in the same order, an `lstat` each (a
     /// render made 600 of them).
     looked_up: std::cell::RefCell<std::collections::HashMap<PathBuf, Option<SourcePath>>>,
+    /// The big libraries this engine reads as parts ([`super::split_library`]).
+    parts: std::cell::RefCell<super::split_library::Parts>,
 }
 
 impl KfImportResolver {
@@ -54,6 +56,7 @@ impl KfImportResolver {
             display_root,
             rewrite,
             looked_up: Default::default(),
+            parts: Default::default(),
         }
     }
 
@@ -207,10 +210,14 @@ impl ImportResolver for KfImportResolver {
             }
             bail!(ImportFileNotFound(from.clone(), wanted.to_owned()));
         }
-        if let Some(dir) = from.path().and_then(Path::parent)
-            && let Some(found) = existing(&dir.join(wanted_path))?
-        {
-            return Ok(found);
+        if let Some(dir) = from.path().and_then(Path::parent) {
+            let beside = dir.join(wanted_path);
+            if self.parts.borrow().has(&beside) {
+                return Ok(SourcePath::new(jrsonnet_ir::SourceFile::new(beside)));
+            }
+            if let Some(found) = existing(&beside)? {
+                return Ok(found);
+            }
         }
         for (i, lib) in self.search_paths.iter().enumerate() {
             if let Some(found) = existing(&lib.join(wanted_path))? {
@@ -238,7 +245,33 @@ impl ImportResolver for KfImportResolver {
         let Some(path) = resolved.path() else {
             bail!(ImportIsADirectory(resolved.clone()))
         };
-        let bytes = read_as_written(&self.overlay, &self.sandbox, resolved)?;
+        let part = self.parts.borrow().get(path);
+        let is_part = part.is_some();
+        let seen = (!is_part
+            && path.extension().is_some_and(|e| e == "libsonnet")
+            && !self.overlay.iter().any(|(p, _)| p == path))
+        .then(|| super::split_library::seen(path))
+        .flatten();
+        let mut bytes = match (part, &seen) {
+            (Some(text), _) => text,
+            (None, Some(split)) => split.main.as_bytes().to_vec(),
+            (None, None) => read_as_written(&self.overlay, &self.sandbox, resolved)?,
+        };
+        let known = seen.is_some();
+        if let Some(split) = seen {
+            self.parts.borrow_mut().add(split);
+        }
+        // A big library in ksonnet-lib's shape is read as parts, each checked and
+        // rewritten as it loads.
+        if !is_part
+            && !known
+            && bytes.len() >= super::split_library::MIN_BYTES
+            && path.extension().is_some_and(|e| e == "libsonnet")
+            && let Some(split) = super::split_library::split_file(path, &bytes)
+        {
+            bytes = split.main.as_bytes().to_vec();
+            self.parts.borrow_mut().add(split);
+        }
         // Parsing recurses per nesting level: refuse what would overflow the stack.
         if let Err(message) = super::limits::check_nesting(&bytes) {
             let shown = path
@@ -248,9 +281,10 @@ impl ImportResolver for KfImportResolver {
                 .to_string();
             bail!(RuntimeError(format!("{shown}: {message}").into()));
         }
-        if !path
-            .extension()
-            .is_some_and(|e| e == "jsonnet" || e == "libsonnet")
+        if !is_part
+            && !path
+                .extension()
+                .is_some_and(|e| e == "jsonnet" || e == "libsonnet")
         {
             return Ok(bytes);
         }

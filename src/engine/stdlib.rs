@@ -1,5 +1,6 @@
-//! jrsonnet's standard library with kf's bounded `std.makeArray` and `std.repeat`, and
-//! ksonnet 0.13's `std.objectHas` (see [`kf_object_has_ex`]).
+//! jrsonnet's standard library with kf's bounded `std.makeArray` and `std.repeat`,
+//! ksonnet 0.13's `std.objectHas` (see [`kf_object_has_ex`]) and the text go-jsonnet
+//! 0.11.2's manifest and escape functions wrote ([`super::std_text`]).
 
 use std::cell::{Ref, RefCell, RefMut};
 use std::collections::HashMap;
@@ -18,6 +19,7 @@ use jrsonnet_gcmodule::{Cc, Trace};
 use jrsonnet_stdlib::{Settings, StdTracePrinter, stdlib_uncached};
 
 use super::limits::{MAX_ARRAY_ITEMS, MAX_STRING_BYTES};
+use super::std_text as text;
 
 /// `std.makeArray`, refusing sizes kf would never manifest before allocating them.
 #[builtin]
@@ -163,6 +165,19 @@ impl BoundedStdlib {
         std.method("objectHasEx", kf_object_has_ex {});
         std.method("setUnion", kf_set_union {});
         std.method("parseJson", kf_parse_json {});
+        std.method("escapeStringJson", text::kf_escape_string_json {});
+        std.method("escapeStringPython", text::kf_escape_string_python {});
+        std.method("manifestJsonEx", text::kf_manifest_json_ex {});
+        std.method("manifestJson", text::kf_manifest_json {});
+        std.method("manifestYamlDoc", text::kf_manifest_yaml_doc {});
+        std.method("manifestYamlStream", text::kf_manifest_yaml_stream {});
+        std.method("manifestPython", text::kf_manifest_python {});
+        std.method("manifestPythonVars", text::kf_manifest_python_vars {});
+        std.method("toString", text::kf_to_string {});
+        std.method("escapeStringBash", text::kf_escape_string_bash {});
+        std.method("escapeStringDollars", text::kf_escape_string_dollars {});
+        std.method("manifestIni", text::kf_manifest_ini {});
+        std.method("manifestXmlJsonml", text::kf_manifest_xml_jsonml {});
         BoundedStdlib {
             stdlib: std.build(),
             settings,

@@ -71,6 +71,11 @@ pub(super) fn search_paths(
 
 pub fn new_engine(app: &App, env: &Environment, options: &RenderOptions) -> Engine {
     crate::engine::set_chart_cache(|| crate::userdir::cache_dir().ok().map(|d| d.join("charts")));
+    crate::engine::set_split_cache(|| {
+        let dir = crate::userdir::cache_dir().ok()?.join("split-libraries");
+        crate::userdir::make_private(&dir).ok()?;
+        Some((dir, crate::userdir::secret().ok()?.to_vec()))
+    });
     let library = library(app, env);
     // The app, the -J folders, the jsonnet-bundler vendor/ above the app, app.yaml's
     // jpath folders, and a library kf generated (checked file by file).

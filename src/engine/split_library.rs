@@ -1,0 +1,520 @@
+//! A big library file in the shape ksonnet generated (`lib/ksonnet-lib/<v>/k8s.libsonnet`,
+//! 3.7 MB that most real ksonnet apps commit), read as lazily imported parts: every
+//! object-literal field of its top-level object and of the fields' objects becomes an
+//! import of its own, parsed only when a component reaches it. jrsonnet would otherwise
+//! parse the whole file on every render thread (docs/benchmarks.md, "A committed
+//! ksonnet-lib").
+//!
+//! The parts mean what the file means, byte for byte of evaluation:
+//! - only a value that is one object literal (`apps:: { … }`) moves, to a part that is
+//!   `function(<the locals of the objects around it>) { … }`, called where the literal
+//!   was with those names; in a literal `self` and `super` are the literal's own,
+//!   wherever it is written;
+//! - a file that uses `$` (the outermost object, which would change) is read whole, as
+//!   is one that is not a single object;
+//! - the names in scope at a moved literal are the locals of the objects around it,
+//!   `std`, `self` and `super`: the part binds those locals as parameters (the innermost
+//!   of a name, as at the call), so every name resolves as before;
+//! - each part keeps its lines and columns (blank lines before it, spaces before its
+//!   first line), and an error in a part names the library file (see `super::shown_path`).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use super::lexer::{Token, TokenKind, tokenize};
+use super::split_cache;
+
+/// Files smaller than this are parsed whole: a split saves nothing worth its walk.
+pub const MIN_BYTES: usize = 512 * 1024;
+
+/// How deep literals move out (group, version, kind in ksonnet-lib's
+/// `apps:: { v1:: { deployment:: { … } } }`), and the smallest that moves: a component
+/// that needs one kind parses that kind, not its group.
+const MAX_DEPTH: usize = 5;
+const MIN_PART_BYTES: usize = 512;
+
+/// Where the parts of `file` live: `<file>.kf-part/<name>`, names no file has on disk.
+pub const PART_MARK: &str = ".kf-part/";
+
+/// A library read as parts: the text to parse in place of the file, and each part's
+/// text by its path.
+#[derive(Debug)]
+pub struct Split {
+    pub main: String,
+    /// Each part: how many newlines come before its text (its lines are the library's),
+    /// and its text.
+    pub parts: std::collections::HashMap<PathBuf, (usize, Box<str>)>,
+}
+
+/// The splits made in this process, by file and the SHA-256 of the bytes each was made
+/// from: the render's threads split a library once between them. A file that has not
+/// the shape is remembered too (`None`), so that no thread walks it again.
+#[allow(clippy::type_complexity)]
+static MADE: Mutex<Vec<(PathBuf, [u8; 32], Option<Arc<Split>>, Option<Stamp>)>> =
+    Mutex::new(Vec::new());
+
+/// What the file system says of a file (device, inode, size, modification time): the
+/// render's other threads take a library they see unchanged from the first, without
+/// reading and hashing its megabytes again.
+#[derive(PartialEq, Eq, Clone, Copy)]
+struct Stamp(u64, u64, u64, i64, i64);
+
+#[cfg(unix)]
+fn stamp(file: &Path) -> Option<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(file).ok()?;
+    Some(Stamp(m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec()))
+}
+
+#[cfg(not(unix))]
+fn stamp(_file: &Path) -> Option<Stamp> {
+    None
+}
+
+/// The split this process made of `file`, if the file is as it was then.
+pub fn seen(file: &Path) -> Option<Arc<Split>> {
+    let now = stamp(file)?;
+    let made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    made.iter()
+        .find(|(path, _, _, was)| path == file && *was == Some(now))
+        .and_then(|(_, _, split, _)| split.clone())
+}
+
+/// The libraries an engine reads as parts. They hold no Jsonnet value.
+#[derive(Default)]
+pub struct Parts(Vec<Arc<Split>>);
+
+// Text only: no garbage-collected value to trace.
+impl jrsonnet_gcmodule::Trace for Parts {
+    fn is_type_tracked() -> bool {
+        false
+    }
+}
+// SAFETY: text only: no garbage-collected value to trace.
+unsafe impl jrsonnet_gcmodule::Acyclic for Parts {}
+
+impl Parts {
+    pub fn add(&mut self, split: Arc<Split>) {
+        if !self.0.iter().any(|s| Arc::ptr_eq(s, &split)) {
+            self.0.push(split);
+        }
+    }
+
+    /// Whether `path` is a part's.
+    pub fn has(&self, path: &Path) -> bool {
+        self.0.iter().any(|split| split.parts.contains_key(path))
+    }
+
+    /// The text of the part at `path`, if it is one, on the library's own lines.
+    pub fn get(&self, path: &Path) -> Option<Vec<u8>> {
+        self.0.iter().find_map(|split| {
+            let (newlines, text) = split.parts.get(path)?;
+            let mut out = Vec::with_capacity(newlines + text.len());
+            out.resize(*newlines, b'\n');
+            out.extend_from_slice(text.as_bytes());
+            Some(out)
+        })
+    }
+}
+
+/// `file`'s text (`bytes`, as on disk) as parts, if it is big, UTF-8 and of the shape
+/// (see the module's docs).
+pub fn split_file(file: &Path, bytes: &[u8]) -> Option<Arc<Split>> {
+    if bytes.len() < MIN_BYTES {
+        return None;
+    }
+    let before = stamp(file);
+    let digest: [u8; 32] = <sha2::Sha256 as sha2::Digest>::digest(bytes).into();
+    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, _, split, _)) = made
+        .iter()
+        .find(|(path, made_from, _, _)| path == file && *made_from == digest)
+    {
+        return split.clone();
+    }
+    // Kept between runs under the digest and the file's name (the main text imports its
+    // parts by that name).
+    let name = file.file_name()?.to_string_lossy().into_owned();
+    let id = format!(
+        "{}-{}",
+        crate::signing::hex(&digest),
+        name.replace(|c: char| !c.is_ascii_alphanumeric() && c != '.', "_")
+    );
+    let stored = split_cache::read(&id).or_else(|| {
+        let made = split(&name, std::str::from_utf8(bytes).ok()?)?;
+        split_cache::write(&id, &made);
+        Some(made)
+    });
+    let folder = file.with_file_name(format!("{name}{}", PART_MARK.trim_end_matches('/')));
+    let split = stored.map(|stored| {
+        Arc::new(Split {
+            main: stored.main,
+            parts: stored
+                .parts
+                .into_iter()
+                .map(|(name, newlines, text)| {
+                    (folder.join(name), (newlines, text.into_boxed_str()))
+                })
+                .collect(),
+        })
+    });
+    made.retain(|(path, _, _, _)| path != file);
+    // The stamp counts only if the file did not change while it was read and split.
+    let unchanged = before.filter(|b| stamp(file) == Some(*b));
+    made.push((file.to_path_buf(), digest, split.clone(), unchanged));
+    split
+}
+
+/// An object literal's members, each a range of tokens (without the separating commas);
+/// `closing[i]` is the token that closes bracket `i`.
+fn members(
+    tokens: &[Token],
+    text: &str,
+    closing: &[usize],
+    open: usize,
+    close: usize,
+) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = open + 1;
+    let mut i = open + 1;
+    while i < close {
+        match punct(text, &tokens[i]) {
+            Some('{' | '[' | '(') => i = closing[i],
+            Some(',') => {
+                out.push((start, i));
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if start < close {
+        out.push((start, close));
+    }
+    out
+}
+
+fn punct(text: &str, token: &Token) -> Option<char> {
+    (token.kind == TokenKind::Punct).then(|| char::from(text.as_bytes()[token.start]))
+}
+
+fn word<'a>(text: &'a str, token: &Token) -> Option<&'a str> {
+    (token.kind == TokenKind::Ident).then(|| &text[token.start..token.end])
+}
+
+/// For each bracket token, the index of the token that closes it.
+fn matches(tokens: &[Token], text: &str) -> Option<Vec<usize>> {
+    let mut closing = vec![usize::MAX; tokens.len()];
+    let mut open: Vec<(usize, char)> = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        match punct(text, t) {
+            Some(c @ ('{' | '[' | '(')) => open.push((i, c)),
+            Some(c @ ('}' | ']' | ')')) => {
+                let (at, o) = open.pop()?;
+                if !matches!((o, c), ('{', '}') | ('[', ']') | ('(', ')')) {
+                    return None;
+                }
+                closing[at] = i;
+            }
+            _ => {}
+        }
+    }
+    open.is_empty().then_some(closing)
+}
+
+struct Splitter<'a> {
+    text: &'a str,
+    tokens: Vec<Token>,
+    closing: Vec<usize>,
+    /// The offset of every newline of `text`.
+    newlines: Vec<usize>,
+    /// The library's file name, which the main text imports its parts by.
+    file_name: &'a str,
+    parts: Vec<(String, usize, String)>,
+}
+
+impl Splitter<'_> {
+    /// The literal a member `name:: { … }` or `local name = { … }` holds, if the member is
+    /// exactly that: (name, the literal's first and last token).
+    fn literal_member(&self, (start, end): (usize, usize)) -> Option<(String, usize, usize)> {
+        let t = &self.tokens[start..end];
+        let (name, open) = match t {
+            [n, c1, c2, ..]
+                if punct(self.text, c1) == Some(':') && punct(self.text, c2) == Some(':') =>
+            {
+                let colons = t[1..]
+                    .iter()
+                    .take_while(|x| punct(self.text, x) == Some(':'))
+                    .count();
+                (word(self.text, n)?, start + 1 + colons)
+            }
+            [l, n, eq, ..]
+                if word(self.text, l) == Some("local") && punct(self.text, eq) == Some('=') =>
+            {
+                (word(self.text, n)?, start + 3)
+            }
+            _ => return None,
+        };
+        if open >= end || punct(self.text, &self.tokens[open]) != Some('{') {
+            return None;
+        }
+        (self.closing[open] == end - 1).then(|| (name.to_string(), open, end - 1))
+    }
+
+    /// The names the `local` members of an object bind (`local a = …`, `local f(x) = …`),
+    /// or `None` for a local of another form.
+    fn locals_of(&self, members: &[(usize, usize)]) -> Option<Vec<String>> {
+        let mut names = Vec::new();
+        for &(s, e) in members {
+            if word(self.text, &self.tokens[s]) != Some("local") {
+                continue;
+            }
+            let name = self.tokens.get(s + 1).and_then(|t| word(self.text, t))?;
+            let next = self.tokens.get(s + 2).and_then(|t| punct(self.text, t));
+            if !matches!(next, Some('=' | '(')) || e <= s + 3 {
+                return None;
+            }
+            names.push(name.to_string());
+        }
+        Some(names)
+    }
+
+    /// The text of the literal from token `open` to `close`, its own member literals
+    /// replaced by imports of parts named `prefix.<member>`; `scope` holds the locals of
+    /// the objects around it.
+    fn literal(
+        &mut self,
+        open: usize,
+        close: usize,
+        prefix: &str,
+        depth: usize,
+        scope: &[String],
+    ) -> String {
+        let from = self.tokens[open].start;
+        let mut out = String::new();
+        let mut at = from;
+        let inner = members(&self.tokens, self.text, &self.closing, open, close);
+        let own = self.locals_of(&inner);
+        if depth < MAX_DEPTH
+            && let Some(own) = own
+        {
+            let mut scope = scope.to_vec();
+            for name in own {
+                if !scope.contains(&name) {
+                    scope.push(name);
+                }
+            }
+            for member in inner {
+                let Some((name, o, c)) = self.literal_member(member) else {
+                    continue;
+                };
+                if self.tokens[c].end - self.tokens[o].start < MIN_PART_BYTES {
+                    continue;
+                }
+                let call = self.part(o, c, &format!("{prefix}.{name}"), depth + 1, &scope);
+                out.push_str(&self.text[at..self.tokens[o].start]);
+                out.push_str(&call);
+                at = self.tokens[c].end;
+            }
+        }
+        out.push_str(&self.text[at..self.tokens[close].end]);
+        out
+    }
+
+    /// The literal from token `open` to `close` moved to a part named `name`; returns the
+    /// call that takes its place, as many lines long as the literal was.
+    fn part(
+        &mut self,
+        open: usize,
+        close: usize,
+        name: &str,
+        depth: usize,
+        scope: &[String],
+    ) -> String {
+        let (start, end) = (self.tokens[open].start, self.tokens[close].end);
+        let body = self.literal(open, close, name, depth, scope);
+        // Lines before the literal, and where its line starts (newline offsets, sorted).
+        let line = self.newlines.partition_point(|&n| n < start);
+        let column = start - line.checked_sub(1).map_or(0, |l| self.newlines[l] + 1);
+        let mut text = String::with_capacity(body.len() + column + 64);
+        if scope.is_empty() {
+            text.push('\n');
+        } else {
+            let _ = writeln!(text, "function({})", scope.join(", "));
+        }
+        text.push_str(&" ".repeat(column));
+        text.push_str(&body);
+        self.parts
+            .push((name.to_string(), line.saturating_sub(1), text));
+        let newlines = self.newlines.partition_point(|&n| n < end) - line;
+        let args = if scope.is_empty() {
+            String::new()
+        } else {
+            format!("({})", scope.join(", "))
+        };
+        format!(
+            "(import {:?}){args}{}",
+            self.import_name(name),
+            "\n".repeat(newlines)
+        )
+    }
+
+    /// How a file imports part `name`: the main file from beside the folder of parts,
+    /// a part from inside it.
+    fn import_name(&self, name: &str) -> String {
+        match name.split_once('.') {
+            Some(_) => name.to_string(),
+            None => format!("{}{PART_MARK}{name}", self.file_name),
+        }
+    }
+}
+
+/// `text`, the library named `file_name`, as a main text and parts, if it has the shape.
+fn split(file_name: &str, text: &str) -> Option<split_cache::Stored> {
+    let tokens = tokenize(text).ok()?;
+    if tokens.iter().any(|t| punct(text, t) == Some('$')) {
+        return None;
+    }
+    let closing = matches(&tokens, text)?;
+    if tokens.first().and_then(|t| punct(text, t)) != Some('{') || closing[0] != tokens.len() - 1 {
+        return None;
+    }
+    let top = members(&tokens, text, &closing, 0, tokens.len() - 1);
+    let mut splitter = Splitter {
+        text,
+        tokens,
+        closing,
+        newlines: text
+            .bytes()
+            .enumerate()
+            .filter_map(|(i, b)| (b == b'\n').then_some(i))
+            .collect(),
+        file_name,
+        parts: Vec::new(),
+    };
+    let scope = splitter.locals_of(&top)?;
+    let mut main = String::new();
+    let mut at = 0;
+    for member in top {
+        let Some((name, o, c)) = splitter.literal_member(member) else {
+            continue;
+        };
+        if splitter.tokens[c].end - splitter.tokens[o].start < MIN_PART_BYTES {
+            continue;
+        }
+        let call = splitter.part(o, c, &name, 1, &scope);
+        main.push_str(&text[at..splitter.tokens[o].start]);
+        main.push_str(&call);
+        at = splitter.tokens[c].end;
+    }
+    main.push_str(&text[at..]);
+    // The part names are Jsonnet field names: a dotted name is a nested part.
+    let parts = splitter.parts;
+    (!parts.is_empty()).then_some(split_cache::Stored { main, parts })
+}
+
+/// `line` of an error with each part's path shown as its library's (`….libsonnet` for
+/// `….libsonnet.kf-part/apps.v1`): the part keeps the library's lines and columns.
+pub fn shown_path(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains(PART_MARK) {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(at) = rest.find(PART_MARK) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + PART_MARK.len()..];
+        let name_len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .unwrap_or(after.len());
+        rest = &after[name_len..];
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A literal's worth of comment: enough bytes for it to move.
+    fn filler() -> String {
+        format!("// {}\n", "x".repeat(MIN_PART_BYTES))
+    }
+
+    fn parts_of(text: &str) -> Option<split_cache::Stored> {
+        split("k8s.libsonnet", text)
+    }
+
+    fn part<'a>(split: &'a split_cache::Stored, name: &str) -> &'a str {
+        &split.parts.iter().find(|(n, _, _)| n == name).unwrap().2
+    }
+
+    #[test]
+    fn moves_object_literal_fields_with_the_locals_around_them_and_keeps_lines() {
+        let f = filler();
+        let text = format!(
+            "{{\n  a:: {{\n    local v = 1,\n    x:: {{ v: hidden.h + v,\n{f} }},\n{f}    y: 1,\n  }},\n  b: 2,\n  local hidden = {{\n    h:: 3,\n{f}  }},\n}}\n"
+        );
+        let split = parts_of(&text).expect("the shape");
+        assert_eq!(split.main.lines().count(), text.lines().count());
+        assert!(
+            split
+                .main
+                .contains("a:: (import \"k8s.libsonnet.kf-part/a\")(hidden)"),
+            "{}",
+            split.main
+        );
+        assert!(
+            split
+                .main
+                .contains("local hidden = (import \"k8s.libsonnet.kf-part/hidden\")(hidden)")
+        );
+        let a = part(&split, "a");
+        assert!(a.starts_with("function(hidden)\n"), "{a}");
+        assert!(a.contains("x:: (import \"a.x\")(hidden, v)"), "{a}");
+        let ax = part(&split, "a.x");
+        assert!(
+            ax.starts_with("function(hidden, v)\n        { v: hidden.h + v,"),
+            "{ax}"
+        );
+        // After the blank lines and the `function(…)` line, the literal is on its line of
+        // the library, the fourth.
+        let (_, newlines, _) = split.parts.iter().find(|(n, _, _)| n == "a.x").unwrap();
+        assert_eq!(newlines + 2, 4);
+    }
+
+    #[test]
+    fn reads_whole_what_a_part_could_change() {
+        let f = filler();
+        assert!(
+            parts_of(&format!("{{ a:: {{ b: $.c,\n{f} }}, c: 1 }}")).is_none(),
+            "$"
+        );
+        assert!(
+            parts_of(&format!("local x = 1; {{ a:: {{ b: x,\n{f} }} }}")).is_none(),
+            "not one object"
+        );
+        assert!(parts_of("{ a:: { b: 1 } }").is_none(), "too small to move");
+        // `a:: {…} + x` is not one literal: it stays.
+        let split = parts_of(&format!(
+            "{{ a:: {{ b: 1,\n{f} }} + {{}}, c:: {{\n{f} }} }}"
+        ))
+        .unwrap();
+        assert_eq!(split.parts.len(), 1);
+        assert!(split.main.contains("a:: { b: 1"));
+    }
+
+    #[test]
+    fn error_places_name_the_library() {
+        assert_eq!(
+            shown_path("    lib/k8s.libsonnet.kf-part/apps.v1:12:5-9: field access"),
+            "    lib/k8s.libsonnet:12:5-9: field access"
+        );
+        assert_eq!(
+            shown_path("components/a.jsonnet:1:2"),
+            "components/a.jsonnet:1:2"
+        );
+    }
+}

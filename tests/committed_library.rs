@@ -1,0 +1,209 @@
+//! A big ksonnet-lib an app commits (`lib/ksonnet-lib/<v>/k8s.libsonnet`, 3.7 MB in real
+//! apps) is read as lazily imported parts (src/engine/split_library.rs). The parts must
+//! mean what the file means: an app renders the same objects from the library read
+//! whole (wrapped in parentheses, which kf never splits) and read as parts, and an error
+//! inside the library names the library's own file and line.
+
+mod support;
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use support::*;
+
+/// A library in the shape ksonnet generated: groups, versions with `local apiVersion`,
+/// kinds with `local kind`, mixins through a local function, types in the top-level
+/// `local hidden`, reached from the kinds, and enough comment to be split.
+fn library() -> String {
+    let mut text = String::from(
+        "{\n  __ksonnet: {\n    checksum: 'test',\n    kubernetesVersion: '1.10.3',\n  },\n",
+    );
+    let comment = format!("        // {}\n", "doc ".repeat(60));
+    for g in 0..8 {
+        let _ = writeln!(text, "  g{g}:: {{");
+        for v in ["v1", "v1beta1"] {
+            let _ = writeln!(text, "    {v}:: {{");
+            let _ = writeln!(
+                text,
+                "      local apiVersion = {{ apiVersion: 'g{g}.example.com/{v}' }},"
+            );
+            for k in 0..6 {
+                let _ = writeln!(text, "      kind{k}:: {{");
+                let _ = writeln!(text, "        local kind = {{ kind: 'Kind{k}' }},");
+                for _ in 0..18 {
+                    text.push_str(&comment);
+                }
+                let _ = writeln!(
+                    text,
+                    "        new(name):: apiVersion + kind + self.mixin.metadata.withName(name),"
+                );
+                let _ = writeln!(
+                    text,
+                    "        withReplicas(replicas):: self + {{ spec+: {{ replicas: replicas }} }},"
+                );
+                let _ = writeln!(
+                    text,
+                    "        fail(why):: error 'kind{k} of g{g}/{v} refuses: ' + why,"
+                );
+                let _ = writeln!(text, "        mixin:: {{");
+                let _ = writeln!(text, "          metadata:: {{");
+                let _ = writeln!(
+                    text,
+                    "            local __metadataMixin(metadata) = {{ metadata+: metadata }},"
+                );
+                let _ = writeln!(
+                    text,
+                    "            withName(name):: self + __metadataMixin({{ name: name }}),"
+                );
+                let _ = writeln!(
+                    text,
+                    "            withLabelsMixin(labels):: self + __metadataMixin({{ labels+: labels }}),"
+                );
+                let _ = writeln!(text, "          }},");
+                let _ = writeln!(text, "          spec:: {{");
+                let _ = writeln!(
+                    text,
+                    "            withSelector(selector):: self + {{ spec+: {{ selector: selector }} }},"
+                );
+                let _ = writeln!(
+                    text,
+                    "            selectorType:: hidden.g{g}.{v}.labelSelector,"
+                );
+                let _ = writeln!(text, "          }},");
+                let _ = writeln!(text, "        }},");
+                let _ = writeln!(text, "      }},");
+            }
+            let _ = writeln!(text, "    }},");
+        }
+        let _ = writeln!(text, "  }},");
+    }
+    text.push_str("  local hidden = {\n");
+    for g in 0..8 {
+        let _ = writeln!(text, "    g{g}:: {{");
+        for v in ["v1", "v1beta1"] {
+            let _ = writeln!(text, "      {v}:: {{");
+            let _ = writeln!(text, "        labelSelector:: {{");
+            for _ in 0..4 {
+                text.push_str(&comment);
+            }
+            let _ = writeln!(text, "          new():: {{}},");
+            let _ = writeln!(
+                text,
+                "          withMatchLabels(labels):: self + {{ matchLabels: labels }},"
+            );
+            let _ = writeln!(
+                text,
+                "          withMatchLabelsMixin(labels):: self + {{ matchLabels+: labels }},"
+            );
+            let _ = writeln!(
+                text,
+                "          requirementType:: hidden.g{g}.{v}.requirement,"
+            );
+            let _ = writeln!(text, "        }},");
+            let _ = writeln!(text, "        requirement:: {{");
+            for _ in 0..4 {
+                text.push_str(&comment);
+            }
+            let _ = writeln!(
+                text,
+                "          new(key):: {{ key: key, values: [x for x in std.range(1, 3)] }},"
+            );
+            let _ = writeln!(text, "        }},");
+            let _ = writeln!(text, "      }},");
+        }
+        let _ = writeln!(text, "    }},");
+    }
+    text.push_str("  },\n}\n");
+    text
+}
+
+const COMPONENT: &str = r#"local k = import "k.libsonnet";
+local kind = k.g3.v1beta1.kind4;
+local selector = kind.mixin.spec.selectorType;
+[
+  kind.new("one") + kind.withReplicas(3)
+  + kind.mixin.metadata.withLabelsMixin({ tier: "a" })
+  + kind.mixin.spec.withSelector(selector.new() + selector.withMatchLabels({ app: "one" })
+    + { expressions: [selector.requirementType.new("zone")] }),
+  k.g7.v1.kind0.new("two"),
+]
+"#;
+
+/// An app whose env reads the committed library `lib_text`; returns the app and the
+/// library's path.
+fn app_with_library(lib_text: &str) -> (TempApp, PathBuf) {
+    let app = new_app();
+    let lib_root = app.root.join("lib/ksonnet-lib");
+    let version = std::fs::read_dir(&lib_root)
+        .map(|mut d| d.next().unwrap().unwrap().path())
+        .unwrap_or_else(|_| lib_root.join("v1.33.0"));
+    let _ = std::fs::remove_dir_all(&version);
+    write(version.join("k.libsonnet"), "import 'k8s.libsonnet'\n");
+    write(version.join("k8s.libsonnet"), lib_text);
+    write(app.root.join("components/app.jsonnet"), COMPONENT);
+    write(
+        app.root.join("components/params.libsonnet"),
+        "{ global: {}, components: { app: {} } }\n",
+    );
+    (app, version.join("k8s.libsonnet"))
+}
+
+#[test]
+fn a_committed_library_read_as_parts_renders_what_it_renders_whole() {
+    let lib = library();
+    assert!(
+        lib.len() > 512 * 1024,
+        "{} bytes: too small to be split",
+        lib.len()
+    );
+    let (split_app, _) = app_with_library(&lib);
+    let (whole_app, _) = app_with_library(&format!("(\n{lib})\n"));
+    let split = ok(&split_app.root, &["show", "default", "-o", "json"]);
+    let whole = ok(&whole_app.root, &["show", "default", "-o", "json"]);
+    assert_eq!(split, whole);
+    let objects: serde_json::Value = serde_json::from_str(&split).unwrap();
+    let named = |name: &str| {
+        objects["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["metadata"]["name"] == name)
+            .unwrap_or_else(|| panic!("no {name}: {objects}"))
+            .clone()
+    };
+    let one = &named("one");
+    assert_eq!(one["apiVersion"], "g3.example.com/v1beta1");
+    assert_eq!(one["kind"], "Kind4");
+    assert_eq!(one["spec"]["replicas"], 3);
+    assert_eq!(one["spec"]["selector"]["matchLabels"]["app"], "one");
+    assert_eq!(
+        one["spec"]["selector"]["expressions"][0]["values"],
+        serde_json::json!([1, 2, 3])
+    );
+    assert_eq!(named("two")["apiVersion"], "g7.example.com/v1");
+}
+
+#[test]
+fn an_error_inside_a_part_names_the_library_file_and_line() {
+    let lib = library();
+    assert!(
+        lib.len() > 512 * 1024,
+        "{} bytes: too small to be split",
+        lib.len()
+    );
+    let (app, path) = app_with_library(&lib);
+    write(
+        app.root.join("components/app.jsonnet"),
+        "local k = import \"k.libsonnet\";\nk.g5.v1.kind2.fail(\"no\")\n",
+    );
+    let err = fails(&app.root, &["show", "default"]);
+    let line = lib
+        .lines()
+        .position(|l| l.contains("error 'kind2 of g5/v1 refuses: '"))
+        .unwrap()
+        + 1;
+    let shown = path.strip_prefix(&app.root).unwrap().display().to_string();
+    assert!(err.contains("kind2 of g5/v1 refuses: no"), "{err}");
+    assert!(err.contains(&format!("{shown}:{line}:")), "{err}");
+    assert!(!err.contains("kf-part"), "{err}");
+}
