@@ -34,8 +34,12 @@ fn git(root: &Path, args: &[&str]) -> Option<String> {
 /// "unknown" then, and the build still works (also without git installed). Only the
 /// repo's own `.git` is asked, never one a tarball happens to be unpacked inside.
 fn embed_commit(root: &Path) {
-    let mut commit = None;
-    if root.join(".git").exists() {
+    // A build without git's history (the Argo CD image) is told its commit.
+    println!("cargo:rerun-if-env-changed=KF_BUILD_COMMIT");
+    let mut commit = std::env::var("KF_BUILD_COMMIT")
+        .ok()
+        .filter(|c| !c.is_empty() && c.chars().all(|c| c.is_ascii_alphanumeric()));
+    if commit.is_none() && root.join(".git").exists() {
         commit = git(root, &["rev-parse", "--short=12", "HEAD"]);
         // Rebuild when HEAD moves: HEAD itself (a checkout), the branch it points at (a
         // commit) and packed-refs (a gc). A worktree's `.git` is a file, hence --git-path.

@@ -104,3 +104,13 @@ mod printable_tests {
         assert_eq!(super::printable("\u{9b}2J\u{7f}"), "\\u{9b}2J\\u{7f}");
     }
 }
+
+/// `1 object`, `3 objects`: a count with its noun (`noun` is the singular; its plural
+/// adds `s`).
+pub fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}

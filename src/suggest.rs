@@ -22,7 +22,7 @@ pub fn closest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) 
         .collect()
 }
 
-/// `; did you mean 'a' or 'b'?` or, with no close name, `; known: a, b, c`.
+/// ` (did you mean 'a' or 'b'?)` or, with no close name, ` (known: a, b, c)`.
 pub fn hint<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str> + Clone) -> String {
     let close = closest(wanted, candidates.clone());
     if close.is_empty() {
@@ -34,6 +34,6 @@ pub fn hint<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str> + Cl
         }
     } else {
         let quoted: Vec<String> = close.iter().map(|c| format!("'{c}'")).collect();
-        format!("; did you mean {}?", quoted.join(" or "))
+        format!(" (did you mean {}?)", quoted.join(" or "))
     }
 }

@@ -480,3 +480,44 @@ fn the_jpath_parameter_adds_library_folders_inside_the_repository() {
         "{err}"
     );
 }
+
+/// The image's build context was the whole checkout, `target/` (gigabytes) and `.git`
+/// included: `argocd/Dockerfile.dockerignore` leaves them out, and leaves in every folder
+/// and file `cargo build --release --locked` reads (the manifest, the build script, the
+/// embedded prototypes, registry and schemas, the declared bench).
+#[test]
+fn the_image_build_context_leaves_out_build_output_and_history_only() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let ignore = read(root.join("argocd/Dockerfile.dockerignore"));
+    let patterns: Vec<&str> = ignore
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    for left_out in ["target", ".git"] {
+        assert!(patterns.contains(&left_out), "{left_out} is sent: {ignore}");
+    }
+    let needed = [
+        "Cargo.toml",
+        "Cargo.lock",
+        "build.rs",
+        "src",
+        "crates",
+        "prototypes",
+        "registry",
+        "schemas",
+        "benches",
+    ];
+    for path in needed {
+        assert!(root.join(path).exists(), "{path} is not in the repository");
+        for pattern in &patterns {
+            let first = pattern.trim_start_matches('/').split('/').next().unwrap();
+            assert_ne!(
+                first, path,
+                "{pattern} leaves out {path}, which the build reads"
+            );
+        }
+    }
+    let dockerfile = read(root.join("argocd/Dockerfile"));
+    assert!(dockerfile.contains("ARG KF_BUILD_COMMIT"), "{dockerfile}");
+}

@@ -2137,11 +2137,11 @@ fn two_apps_of_one_name_in_one_namespace_never_touch_each_others_objects() {
         &["delete", "--env", "default", "--kubeconfig", &s.kubeconfig],
     );
     assert!(
-        delete_b.stdout.contains("1 objects deleted")
+        delete_b.stdout.contains("1 object deleted")
             && lines_with(&delete_b.stdout, "deleted")
                 .iter()
                 .all(|l| l.starts_with("secret/kf-app-default-bbbbbbbb22222222 ")
-                    || l == "1 objects deleted"),
+                    || l == "1 object deleted"),
         "only B's own ApplySet parent: {}",
         delete_b.stdout
     );

@@ -124,6 +124,35 @@ fn other_tools_habits_get_kfs_way() {
         );
         assert!(!run.stderr.contains("panicked"));
     }
+    // kf's way comes first, in place of clap's tip (`template` is not a typo of `delete`).
+    let run = kf_in(&app.root, &["template", "prod"]);
+    let way = run.stderr.find("kf's way").expect("a hint");
+    assert!(way < run.stderr.find("Usage:").unwrap(), "{}", run.stderr);
+    assert!(!run.stderr.contains("'delete'"), "{}", run.stderr);
+    // A param before the component's name: the line as it should be, not `-- --image`.
+    let run = kf_in(
+        &app.root,
+        &["generate", "deployed-service", "--image=nginx:1.27", "web3"],
+    );
+    assert_eq!(run.status, 1);
+    assert!(
+        run.stderr.contains(
+            "kf's way: the component's name comes right after the prototype, then its params: `kf generate deployed-service web3 --image=nginx:1.27`"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("-- --image"), "{}", run.stderr);
+    let run = kf_in(
+        &app.root,
+        &["generate", "deployed-service", "--image", "nginx", "web3"],
+    );
+    assert!(
+        run.stderr
+            .contains("`kf generate PROTOTYPE NAME --key=value`"),
+        "{}",
+        run.stderr
+    );
     // A plain typo keeps clap's suggestion and gets no habit hint.
     let run = kf_in(&app.root, &["shw", "prod"]);
     assert!(
@@ -142,6 +171,9 @@ fn param_usage_names_its_arguments() {
         help.contains("Usage: kf param set [OPTIONS] [COMPONENT] <KEY> <VALUE>"),
         "{help}"
     );
+    // The Arguments section names the same words as the usage line.
+    assert!(help.contains("[COMPONENT] <KEY> <VALUE>  "), "{help}");
+    assert!(!help.contains("<ARG>"), "{help}");
     let help = ok(&app.root, &["param", "unset", "--help"]);
     assert!(
         help.contains("Usage: kf param unset [OPTIONS] [COMPONENT] <KEY>"),
@@ -183,6 +215,11 @@ fn every_page_the_man_page_names_exists() {
     assert!(named >= 15, "kf.1 names only {named} pages");
     assert!(dir.join("kf-param-set.1").is_file());
     assert!(!dir.join("kf-component-help-list.1").exists());
+    // clap's `help` subcommands are not commands of kf's: no page for them.
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(!name.contains("-help"), "a page for help: {name}");
+    }
     assert!(
         run.stderr
             .ends_with(&format!("man pages written to {}\n", dir.display()))
@@ -292,4 +329,59 @@ fn which_bash() -> Option<std::path::PathBuf> {
         .iter()
         .map(std::path::PathBuf::from)
         .find(|p| p.is_file())
+}
+
+/// The first render of a fresh clone generated the library cache for about a second
+/// without a word. At a terminal kf says what it is doing; in a pipe (CI, `> file`) it
+/// stays quiet. The terminal is util-linux's `script`, a real pseudo-terminal.
+#[test]
+fn a_first_render_says_it_generates_the_library_at_a_terminal_only() {
+    let app = new_app();
+    std::fs::remove_dir_all(app.root.join("lib")).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let cache_var = cache.path().join("fresh");
+    let quiet = kf_in_with_env(
+        &app.root,
+        &["show", "default"],
+        &[("XDG_CACHE_HOME", cache_var.to_str().unwrap())],
+    );
+    assert_eq!(quiet.status, 0, "{}", quiet.stderr);
+    assert!(!quiet.stderr.contains("generating"), "{}", quiet.stderr);
+
+    let Ok(script) = which("script") else {
+        panic!("util-linux's `script` is missing: this test needs a pseudo-terminal");
+    };
+    let second = cache.path().join("second");
+    let line = format!(
+        "XDG_CACHE_HOME={} {} show default",
+        second.display(),
+        env!("CARGO_BIN_EXE_kf")
+    );
+    let out = std::process::Command::new(script)
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(&app.root)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("generating ksonnet-lib from kf's own v1.33.0 API spec into"),
+        "{text}"
+    );
+    // Once: the next render reads the cache.
+    let out = std::process::Command::new(which("script").unwrap())
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(&app.root)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("generating"));
+}
+
+fn which(name: &str) -> Result<std::path::PathBuf, ()> {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .ok_or(())
 }

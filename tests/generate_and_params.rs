@@ -801,7 +801,10 @@ fn cron_job_is_offered_where_the_api_serves_it_and_runs_on_its_schedule() {
         job["template"]["spec"]["containers"][0]["command"],
         serde_json::json!(["sh", "-c", "date"])
     );
-    assert!(ok(&app.root, &["validate", "default"]).contains("are valid"));
+    assert!(
+        ok(&app.root, &["validate", "default"])
+            .contains("1 object in environment 'default' is valid")
+    );
 
     // An app whose every environment is ksonnet's v1.10.3 is not offered it.
     let dir = tempfile::tempdir().unwrap();

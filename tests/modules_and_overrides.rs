@@ -410,3 +410,50 @@ fn components_rendered_on_several_threads_give_what_one_thread_gives() {
     );
     assert_eq!(render_with(&app.root, "default", 3), one);
 }
+
+/// `param list` without `--env` lists one module's params under the names its
+/// params.libsonnet gives them, the root module's unless `--module` names another, as
+/// ksonnet 0.13.1 did (pkg/actions/param_list.go reads one module; pkg/params/lister.go
+/// names rows by that file's keys). A component named in full is listed from its module.
+#[test]
+fn param_list_lists_one_module_by_local_names_as_ksonnet_did() {
+    let app = app_with_untargeted_modules();
+    let json = |args: &[&str]| -> Vec<(String, String)> {
+        let mut all = args.to_vec();
+        all.extend(["-o", "json"]);
+        let out: serde_json::Value = serde_json::from_str(&ok(&app.root, &all)).unwrap();
+        out["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["component"].as_str().unwrap().to_string(),
+                    r["param"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let root = json(&["param", "list"]);
+    assert!(root.iter().all(|(c, _)| c == "web"), "{root:?}");
+    assert!(root.contains(&("web".into(), "data".into())), "{root:?}");
+    let module = json(&["param", "list", "--module", "team/serving"]);
+    assert_eq!(
+        module,
+        vec![
+            ("web".to_string(), "greeting".to_string()),
+            ("web".to_string(), "tier".to_string())
+        ]
+    );
+    assert_eq!(json(&["param", "list", "--module", "team.serving"]), module);
+    let named = json(&["param", "list", "team.serving.web"]);
+    assert!(
+        named.iter().all(|(c, _)| c == "team.serving.web") && named.len() == 2,
+        "{named:?}"
+    );
+    let err = fails(&app.root, &["param", "list", "--module", "nope"]);
+    assert!(
+        err.contains("no module 'nope'; the app's modules: /, team.serving"),
+        "{err}"
+    );
+}

@@ -206,7 +206,7 @@ fn validate_reports_everything_a_move_to_todays_api_breaks() {
     );
     assert!(
         err.contains(
-            "1 components of environment 'legacy' failed to render; 1 of 2 objects in environment 'legacy' are invalid"
+            "1 component of environment 'legacy' failed to render; 1 of 2 objects in environment 'legacy' are invalid"
         ),
         "{err}"
     );

@@ -211,18 +211,20 @@ impl Plan {
             self.graves.push(Step::RemoveTree { path: away });
             self.synced.push(parent.to_path_buf());
         }
+        // A staged folder's files (a package, a generated library: up to ~1,400) and an
+        // export folder's (one per object) are staged without an fsync each, then made
+        // durable together by one syncfs before anything is renamed.
+        let batch = cfg!(target_os = "linux");
         for (dir, files) in &set.dirs {
             let replacing = set.dir_removals.contains(dir);
-            let temp = stage_dir(dir, files, replacing)?.keep();
+            let temp = stage_dir(dir, files, replacing, !batch)?.keep();
             self.puts.push(Step::Rename {
                 from: temp,
                 to: dir.clone(),
             });
             self.synced.extend(dir.parent().map(Path::to_path_buf));
         }
-        // An export folder's files are many (one per object): staged without an fsync
-        // each, then made durable together by one syncfs before anything is renamed.
-        let batched = cfg!(target_os = "linux") && set.scope == journal::Scope::Export;
+        let batched = batch && set.scope == journal::Scope::Export;
         for (path, contents) in &set.writes {
             create_parent(path)?;
             let (_, temp) = stage_file(path, contents, !batched)?
@@ -238,7 +240,7 @@ impl Plan {
             self.removals.push(Step::RemoveFile { path: path.clone() });
             self.synced.extend(path.parent().map(Path::to_path_buf));
         }
-        if batched && !set.writes.is_empty() {
+        if (batch && !set.dirs.is_empty()) || (batched && !set.writes.is_empty()) {
             sync_filesystem(&set.root)?;
         }
         self.synced.sort();

@@ -78,6 +78,7 @@ pub(super) fn stage_dir(
     dir: &Path,
     files: &[(String, Vec<u8>)],
     replacing: bool,
+    fsync: bool,
 ) -> Result<tempfile::TempDir, WriteError> {
     if dir.exists() && !replacing {
         return Err(io_err(dir)(std::io::Error::new(
@@ -112,7 +113,9 @@ pub(super) fn stage_dir(
         }
         let mut f = File::create(&path).map_err(io_err(&path))?;
         f.write_all(contents).map_err(io_err(&path))?;
-        f.sync_all().map_err(io_err(&path))?;
+        if fsync {
+            f.sync_all().map_err(io_err(&path))?;
+        }
     }
     // tempfile makes the folder 0700; the package folder is as readable as any other.
     set_mode(temp.path(), 0o755);

@@ -202,14 +202,21 @@ fn leak(name: String) -> &'static str {
 }
 
 /// kf's command tree, built (global args propagated to every subcommand).
+/// kf's command tree as its man pages show it: without clap's `help` subcommands, which
+/// are no commands of kf's (`kf help show` is `kf show --help`; `kf-cmp-help.1` was a page
+/// about nothing).
 fn built() -> clap::Command {
-    let mut command = Cli::command();
+    fn without_help(command: clap::Command) -> clap::Command {
+        command
+            .disable_help_subcommand(true)
+            .mut_subcommands(without_help)
+    }
+    let mut command = without_help(Cli::command());
     command.build();
     command
 }
 
-/// Whether a subcommand has a page: any that is not hidden (clap's own `help` too: the
-/// pages list it), but not the copies of the commands below `help`.
+/// Whether a subcommand has a page: any that is not hidden.
 fn is_page(sub: &clap::Command) -> bool {
     !sub.is_hide_set()
 }
@@ -231,9 +238,6 @@ fn page(command: &clap::Command, name: &str) -> Result<Vec<u8>> {
 /// Every page: (file name, roff), kf.1 first, then each subcommand's, depth first.
 fn pages(command: &clap::Command, name: &str, out: &mut Vec<(String, Vec<u8>)>) -> Result<()> {
     out.push((format!("{name}.1"), page(command, name)?));
-    if command.get_name() == "help" {
-        return Ok(());
-    }
     for sub in command.get_subcommands().filter(|s| is_page(s)) {
         pages(sub, &format!("{name}-{}", sub.get_name()), out)?;
     }

@@ -71,8 +71,8 @@ pub fn run(ctx: &Context_, a: ExportArgs) -> Result<()> {
         );
     }
     eprintln!(
-        "exported {} objects of {} ({}) to {}{}{}",
-        report.objects,
+        "exported {} of {} ({}) to {}{}{}",
+        kf::message::counted(report.objects, "object"),
         if report.envs.len() == 1 {
             "1 environment".to_string()
         } else {

@@ -41,6 +41,9 @@ pub fn hint(args: &[String]) -> Option<String> {
     if let Some(hint) = verb_hint {
         return Some(hint.to_string());
     }
+    if let Some(hint) = name_before_params(args) {
+        return Some(hint);
+    }
     let file_flag = args.iter().any(|a| {
         a == "-f"
             || a.starts_with("--filename")
@@ -56,4 +59,75 @@ pub fn hint(args: &[String]) -> Option<String> {
         ),
         _ => return None,
     })
+}
+
+/// `kf generate PROTOTYPE --image=x NAME`: the params come after the name, so clap reads
+/// `--image` as an unknown flag of its own and suggests `-- --image`. Says where the name
+/// goes, with the line reordered when that is certain (the name last, every param
+/// `--key=value`).
+fn name_before_params(args: &[String]) -> Option<String> {
+    let at = args.iter().position(|a| !a.starts_with('-'))?;
+    if args[at] != "generate" {
+        return None;
+    }
+    let prototype = args.get(at + 1).filter(|a| !a.starts_with('-'))?;
+    let after = &args[at + 2..];
+    if !after.first().is_some_and(|a| a.starts_with("--")) {
+        return None;
+    }
+    let general = "the component's name comes right after the prototype, then its params: `kf generate PROTOTYPE NAME --key=value`";
+    let [params @ .., name] = after else {
+        return Some(general.into());
+    };
+    let certain = !name.starts_with('-')
+        && params
+            .iter()
+            .all(|p| p.starts_with("--") && p.contains('=') && !p.starts_with("--values"));
+    if !certain {
+        return Some(general.into());
+    }
+    let words: Vec<String> = [prototype, name]
+        .into_iter()
+        .chain(params)
+        .map(|w| shell_word(w))
+        .collect();
+    Some(format!(
+        "the component's name comes right after the prototype, then its params: `kf generate {}`",
+        words.join(" ")
+    ))
+}
+
+/// `word` as a POSIX shell reads it back: as it is when it holds only safe characters,
+/// else in single quotes.
+fn shell_word(word: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_=.,/:@%+".contains(c);
+    if !word.is_empty() && word.chars().all(safe) {
+        return word.to_string();
+    }
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+/// Clap's usage error with kf's way first: in place of clap's own tips, which name the
+/// closest kf word by spelling (`template` → `delete`) or `-- --image` for a param given
+/// before the component's name.
+pub fn with_hint(clap_message: &str, hint: &str) -> String {
+    let mut out = String::new();
+    let mut lines = clap_message.lines();
+    if let Some(first) = lines.next() {
+        out.push_str(first);
+        out.push_str(&format!("\n\n  kf's way: {hint}\n"));
+    }
+    let mut previous_blank = false;
+    for line in lines {
+        if line.trim_start().starts_with("tip:") {
+            continue;
+        }
+        let blank = line.trim().is_empty();
+        if !(blank && previous_blank) {
+            out.push_str(line);
+            out.push('\n');
+        }
+        previous_blank = blank;
+    }
+    out
 }

@@ -115,9 +115,9 @@ pub fn run() -> Result<()> {
         }
         Err(e) => {
             // Usage errors exit 1 like every other bad input (clap would use 2).
-            eprint!("{e}");
-            if let Some(hint) = habits::hint(&args[1..]) {
-                eprintln!("\nkf's way: {hint}");
+            match habits::hint(&args[1..]) {
+                Some(hint) => eprint!("{}", habits::with_hint(&e.render().to_string(), &hint)),
+                None => eprint!("{e}"),
             }
             std::process::exit(1);
         }

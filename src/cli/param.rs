@@ -12,7 +12,7 @@ pub enum ParamCommand {
     /// Set a param: `set <component> <key> <value>`, or `set <key> <value>` for globals.
     #[command(
         override_usage = "kf param set [OPTIONS] [COMPONENT] <KEY> <VALUE>",
-        after_help = "Examples:\n  kf param set my-model numGpus 1 --env prod\n  kf param set web resources.limits.cpu 2\n  kf param set replicas 3 --env prod        (env globals)\n  kf param set web tag 1.10 --as-string"
+        after_help = "Arguments:\n  [COMPONENT] <KEY> <VALUE>  the component (none for a global param), the param's key\n                             (dotted for a field inside an object param) and its value\n\nExamples:\n  kf param set my-model numGpus 1 --env prod\n  kf param set web resources.limits.cpu 2\n  kf param set replicas 3 --env prod        (env globals)\n  kf param set web tag 1.10 --as-string"
     )]
     Set(SetArgs),
     /// Remove a param: `unset <component> <key>`, or `unset <key>` for globals.
@@ -32,9 +32,15 @@ pub enum ParamCommand {
 
 #[derive(Args)]
 pub struct SetArgs {
-    /// [COMPONENT] KEY VALUE: the component (none for a global param), the param's key
-    /// (dotted for a field inside an object param) and its value
-    #[arg(num_args = 2..=3, required = true, allow_negative_numbers = true, value_name = "ARG")]
+    // Listed under "Arguments:" in the command's after_help: clap would name its words
+    // `<ARG> <ARG>...`, not the usage line's `[COMPONENT] <KEY> <VALUE>`.
+    #[arg(
+        num_args = 2..=3,
+        required = true,
+        allow_negative_numbers = true,
+        value_name = "ARG",
+        hide = true
+    )]
     args: Vec<String>,
     /// The environment whose params to change or show (default: the component's own params).
     #[arg(long, value_name = "ENV")]
@@ -65,6 +71,9 @@ pub struct ListArgs {
     /// The environment whose params to change or show (default: the component's own params).
     #[arg(long, value_name = "ENV")]
     env: Option<String>,
+    /// The module whose params to list, by local names (default: the root module, `/`).
+    #[arg(long, value_name = "MODULE")]
+    module: Option<String>,
     /// Output format: table, wide, json or yaml.
     #[arg(short = 'o', long, default_value = "table", value_parser = table::LIST_OUTPUTS)]
     output: String,
@@ -132,7 +141,12 @@ pub fn run(ctx: &Context_, cmd: ParamCommand) -> Result<()> {
         }
         ParamCommand::List(a) => {
             super::warn_missing_libraries(&app);
-            let rows = ops::list(&app, a.component.as_deref(), a.env.as_deref())?;
+            let rows = ops::list(
+                &app,
+                a.component.as_deref(),
+                a.env.as_deref(),
+                a.module.as_deref(),
+            )?;
             let cells: Vec<Vec<String>> = rows
                 .iter()
                 .map(|r| vec![r.component.clone(), r.param.clone(), display(&r.value)])

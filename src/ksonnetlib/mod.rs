@@ -210,13 +210,18 @@ pub fn lib_dir(
         return verified(&dir);
     }
     let bytes: &[u8] = swagger.as_deref().unwrap_or(CARRIED[carried].1.as_bytes());
-    let _generating = crate::engine::watchdog::Evaluating::generating(|| {
-        let spec = app_lib.join("swagger.json");
-        match &swagger {
-            Some(_) => format!("ksonnet-lib from {}", spec.display()),
-            None => format!("ksonnet-lib from kf's own {} API spec", CARRIED[carried].0),
-        }
-    });
+    let what = match &swagger {
+        Some(_) => format!(
+            "ksonnet-lib from {}",
+            app_lib.join("swagger.json").display()
+        ),
+        None => format!("ksonnet-lib from kf's own {} API spec", CARRIED[carried].0),
+    };
+    // About a second, once per spec: someone at a terminal is told why the wait.
+    if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        eprintln!("generating {what} into {} (once per spec)…", root.display());
+    }
+    let _generating = crate::engine::watchdog::Evaluating::generating(|| what.clone());
     let mut files = lib_files(bytes)?;
     let key = crate::userdir::secret()?;
     let manifest = cache_manifest::write(&dir, &files, &key);

@@ -137,6 +137,18 @@ impl<'a> Worker<'a> {
             }
         };
         let mut outcome = self.component(&open, &component);
+        // The objects the env's main.jsonnet adds under keys that name no component
+        // (ksonnet's pipeline.go rendered every key of main's result), once per render:
+        // with the first component of the list, when -c selects none.
+        if index == 0 && self.options.components.is_empty() {
+            outcome = match (outcome, self.env_objects(&open)) {
+                (Ok(mut objects), Ok(extra)) => {
+                    objects.extend(extra);
+                    Ok(objects)
+                }
+                (Err(e), _) | (Ok(_), Err(e)) => Err(e),
+            };
+        }
         if self.options.yaml_documents
             && let Ok(objects) = &mut outcome
         {
@@ -208,6 +220,32 @@ impl<'a> Worker<'a> {
                 Err(blame(with_file(app, component, message) + &hint))
             }
         }
+    }
+
+    /// The objects of the keys of the env's main.jsonnet that name no component (of any
+    /// module: a patch of another module's component is not an object of its own), each
+    /// labelled with its key as a component's are.
+    fn env_objects(&self, open: &Open) -> Result<Vec<RenderedObject>, ComponentError> {
+        let mut objects = Vec::new();
+        for key in open.engine.visible_fields(&open.result) {
+            if self.all.iter().any(|c| c.name == key) {
+                continue;
+            }
+            let main = rel(self.app, &self.app.env_dir(&self.env).join("main.jsonnet"));
+            let failed = |message: String| ComponentError {
+                component: key.clone(),
+                message: format!("{main} (a key that names no component): {message}"),
+            };
+            let Some(value) = open
+                .engine
+                .field_json(&open.result, &key)
+                .map_err(|e| failed(e.message))?
+            else {
+                continue;
+            };
+            objects.extend(to_objects(&key, value, None).map_err(failed)?);
+        }
+        Ok(objects)
     }
 
     /// Done with a module: its object graph is freed, or kept when the process is about

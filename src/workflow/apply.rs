@@ -108,8 +108,8 @@ impl ApplyReport {
             "would be pruned"
         };
         format!(
-            "{} objects: {created} created, {configured} configured, {unchanged} unchanged{}{}{}{}{}",
-            self.outcomes.len(),
+            "{}: {created} created, {configured} configured, {unchanged} unchanged{}{}{}{}{}",
+            crate::message::counted(self.outcomes.len(), "object"),
             part(skipped, "skipped"),
             part(failed, "failed"),
             part(pruned_ok, pruned_word),

@@ -56,8 +56,8 @@ impl DeleteReport {
     pub fn summary(&self) -> String {
         let failed = self.count(Verdict::Failed);
         format!(
-            "{} objects {}{}",
-            self.count(Verdict::Deleted),
+            "{} {}{}",
+            crate::message::counted(self.count(Verdict::Deleted), "object"),
             if self.dry_run == DryRun::None {
                 "deleted"
             } else {
@@ -96,8 +96,11 @@ impl DeleteReport {
         }
         if !self.still_there.is_empty() {
             return Some(format!(
-                "{} objects are still being deleted after --timeout {}: {}",
-                self.still_there.len(),
+                "{} still being deleted after --timeout {}: {}",
+                match self.still_there.len() {
+                    1 => "1 object is".to_string(),
+                    n => format!("{n} objects are"),
+                },
                 humantime(self.timeout),
                 self.still_there.join(", ")
             ));

@@ -80,8 +80,9 @@ impl ValidateReport {
     pub fn failure(&self) -> Option<String> {
         let unrendered = (self.unrendered > 0).then(|| {
             format!(
-                "{} components of environment '{}' failed to render",
-                self.unrendered, self.environment
+                "{} of environment '{}' failed to render",
+                crate::message::counted(self.unrendered, "component"),
+                self.environment
             )
         });
         let invalid = (self.invalid > 0).then(|| {
@@ -130,10 +131,12 @@ impl ValidateReport {
     /// `12 objects in environment 'prod' are valid (1 not checked: no schema)`.
     pub fn summary(&self) -> String {
         let total = self.objects;
+        let valid = total - self.unchecked - self.skipped.min(total - self.unchecked);
         format!(
-            "{} objects in environment '{}' are valid{}{}",
-            total - self.unchecked - self.skipped.min(total - self.unchecked),
+            "{} in environment '{}' {} valid{}{}",
+            crate::message::counted(valid, "object"),
             self.environment,
+            if valid == 1 { "is" } else { "are" },
             if self.unchecked > 0 {
                 format!(" ({} not checked: no schema)", self.unchecked)
             } else {

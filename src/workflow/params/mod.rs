@@ -276,14 +276,30 @@ fn rows_of(components: &serde_json::Map<String, Value>, only: Option<&str>) -> V
     rows
 }
 
-/// `kf param list [component] [--env e]`: the module's params, or an env's effective ones.
+/// `kf param list [component] [--env e] [--module m]`: a module's params, or an env's
+/// effective ones.
+///
+/// Without an env and a component, the rows are one module's (the root module unless
+/// `module` names another), each under the name the component has in that module, as
+/// ksonnet 0.13.1 listed them (pkg/actions/param_list.go reads one module's
+/// params.libsonnet; pkg/params/lister.go names rows by its keys). A component named
+/// (`mod.comp`) is listed under its full name, from whichever module holds it.
 pub fn list(
     app: &App,
     component: Option<&str>,
     env: Option<&str>,
+    module: Option<&str>,
 ) -> Result<Vec<ParamRow>, ParamError> {
     if let Some(c) = component {
         app.component(c)?;
+    }
+    if env.is_none() && component.is_none() {
+        return module_rows(app, module.unwrap_or(""));
+    }
+    if module.is_some() {
+        return Err(ParamError::Usage(
+            "--module lists one module's params by their local names: give it without a component or --env".into(),
+        ));
     }
     let params = evaluated(app, env)?;
     let components = params
@@ -292,6 +308,33 @@ pub fn list(
         .cloned()
         .unwrap_or_default();
     Ok(rows_of(&components, component))
+}
+
+/// The rows of one module's params.libsonnet, under the components' local names.
+fn module_rows(app: &App, name: &str) -> Result<Vec<ParamRow>, ParamError> {
+    let name = name.trim_matches('/').replace('/', ".");
+    let modules = app.modules()?;
+    let Some(module) = modules.iter().find(|m| m.name == name) else {
+        let known: Vec<String> = modules
+            .iter()
+            .map(|m| match m.name.as_str() {
+                "" => "/".to_string(),
+                n => n.to_string(),
+            })
+            .collect();
+        return Err(ParamError::Usage(format!(
+            "no module '{name}'; the app's modules: {}",
+            known.join(", ")
+        )));
+    };
+    let Some(env) = app.environments().into_iter().next() else {
+        return Err(ParamError::Usage(
+            "the app has no environment; `kf env add` one".into(),
+        ));
+    };
+    let engine = render::new_engine(app, &env, &RenderOptions::default());
+    let raw = render::read_module_params(app, &engine, module)?;
+    Ok(rows_of(&raw.components.to_map(), None))
 }
 
 fn evaluated(app: &App, env: Option<&str>) -> Result<Value, ParamError> {
@@ -375,7 +418,7 @@ pub fn diff(
 }
 
 fn list_env(app: &App, env: &str) -> Result<Vec<ParamRow>, ParamError> {
-    list(app, None, Some(env))
+    list(app, None, Some(env), None)
 }
 
 fn flatten(rows: &[ParamRow], only: Option<&str>) -> BTreeMap<(String, String), Value> {
