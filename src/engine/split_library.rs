@@ -10,8 +10,9 @@
 //!   `function(<the locals of the objects around it>) { … }`, called where the literal
 //!   was with those names; in a literal `self` and `super` are the literal's own,
 //!   wherever it is written;
-//! - a file that uses `$` (the outermost object, which would change) is read whole, as
-//!   is one that is not a single object;
+//! - a file that uses `$` (the outermost object), imports (relative to the importing
+//!   file) or `std.thisFile` (its name), each of which would change in a part, is read
+//!   whole, as is one that is not a single object;
 //! - the names in scope at a moved literal are the locals of the objects around it,
 //!   `std`, `self` and `super`: the part binds those locals as parameters (the innermost
 //!   of a name, as at the call), so every name resolves as before;
@@ -28,9 +29,10 @@ use super::split_cache;
 /// Files smaller than this are parsed whole: a split saves nothing worth its walk.
 pub const MIN_BYTES: usize = 512 * 1024;
 
-/// How deep literals move out (group, version, kind in ksonnet-lib's
-/// `apps:: { v1:: { deployment:: { … } } }`), and the smallest that moves: a component
-/// that needs one kind parses that kind, not its group.
+/// How deep literals move out (group, version, kind and two levels of its mixins in
+/// ksonnet-lib's `apps:: { v1:: { deployment:: { mixin:: { spec:: { … } } } } }`; deeper
+/// measured no faster), and the smallest that moves: a component that needs one kind
+/// parses that kind, not its group.
 const MAX_DEPTH: usize = 5;
 const MIN_PART_BYTES: usize = 512;
 
@@ -373,7 +375,16 @@ impl Splitter<'_> {
 /// `text`, the library named `file_name`, as a main text and parts, if it has the shape.
 fn split(file_name: &str, text: &str) -> Option<split_cache::Stored> {
     let tokens = tokenize(text).ok()?;
-    if tokens.iter().any(|t| punct(text, t) == Some('$')) {
+    // `$` names the outermost object, an import's path is relative to the importing
+    // file, `std.thisFile` is its name: each would change in a part.
+    let changes_in_a_part = |t: &Token| {
+        punct(text, t) == Some('$')
+            || matches!(
+                word(text, t),
+                Some("import" | "importstr" | "importbin" | "thisFile")
+            )
+    };
+    if tokens.iter().any(changes_in_a_part) {
         return None;
     }
     let closing = matches(&tokens, text)?;
@@ -497,6 +508,10 @@ mod tests {
             "not one object"
         );
         assert!(parts_of("{ a:: { b: 1 } }").is_none(), "too small to move");
+        for reads_its_place in ["import 'x.libsonnet'", "importstr 'x'", "std.thisFile"] {
+            let text = format!("{{ a:: {{ b: {reads_its_place},\n{f} }} }}");
+            assert!(parts_of(&text).is_none(), "{reads_its_place}");
+        }
         // `a:: {…} + x` is not one literal: it stays.
         let split = parts_of(&format!(
             "{{ a:: {{ b: 1,\n{f} }} + {{}}, c:: {{\n{f} }} }}"
