@@ -126,7 +126,43 @@ fn env_comes_from_positional_flag_or_current_file() {
     ok(&app.root, &["env", "current", "--set", "prod"]);
     assert_eq!(ok(&app.root, &["show"]), prod);
     assert!(fails(&app.root, &["show", "default", "--env", "prod"]).contains("given twice"));
-    assert!(fails(&app.root, &["show", "prd"]).contains("did you mean 'prod'"));
+    let err = fails(&app.root, &["show", "prd"]);
+    assert!(
+        err.contains("unknown environment 'prd' (did you mean 'prod'?); `kf env list` shows them"),
+        "{err}"
+    );
+}
+
+/// jrsonnet added a `parse imported` frame at the place of a syntax error, which the
+/// line above it already names (for a component, with a span ending at `0:0`): the error
+/// names that place once, and the import's own line.
+#[test]
+fn a_file_that_does_not_parse_is_shown_where_it_is_imported() {
+    let app = new_app();
+    write(app.root.join("components/broken.libsonnet"), "{ a: \n");
+    write(
+        app.root.join("components/web.jsonnet"),
+        "local b = import 'broken.libsonnet';\nb\n",
+    );
+    write(app.root.join("components/bad.jsonnet"), "{ a: ");
+    write(
+        app.root.join("components/params.libsonnet"),
+        "{ global: {}, components: { web: {}, bad: {} } }\n",
+    );
+    let err = fails(&app.root, &["show", "default", "-c", "web"]);
+    assert!(err.contains("components/web.jsonnet:1:11"), "{err}");
+    assert_eq!(
+        err.matches("components/broken.libsonnet:").count(),
+        1,
+        "{err}"
+    );
+    assert!(!err.contains("parse imported"), "{err}");
+    let err = fails(&app.root, &["show", "default", "-c", "bad"]);
+    assert!(
+        !err.contains("parse imported") && !err.contains("-0:0"),
+        "{err}"
+    );
+    assert_eq!(err.matches("components/bad.jsonnet:").count(), 1, "{err}");
 }
 
 #[test]

@@ -75,26 +75,25 @@ fn name_before_params(args: &[String]) -> Option<String> {
     if !after.first().is_some_and(|a| a.starts_with("--")) {
         return None;
     }
-    let general = "the component's name comes right after the prototype, then its params: `kf generate PROTOTYPE NAME --key=value`";
+    const NAME_FIRST: &str =
+        "the component's name comes right after the prototype, then its params";
+    let general = format!("{NAME_FIRST}: `kf generate PROTOTYPE NAME --key=value`");
     let [params @ .., name] = after else {
-        return Some(general.into());
+        return Some(general);
     };
     let certain = !name.starts_with('-')
         && params
             .iter()
             .all(|p| p.starts_with("--") && p.contains('=') && !p.starts_with("--values"));
     if !certain {
-        return Some(general.into());
+        return Some(general);
     }
     let words: Vec<String> = [prototype, name]
         .into_iter()
         .chain(params)
         .map(|w| shell_word(w))
         .collect();
-    Some(format!(
-        "the component's name comes right after the prototype, then its params: `kf generate {}`",
-        words.join(" ")
-    ))
+    Some(format!("{NAME_FIRST}: `kf generate {}`", words.join(" ")))
 }
 
 /// `word` as a POSIX shell reads it back: as it is when it holds only safe characters,

@@ -262,27 +262,18 @@ impl Engine {
     }
 }
 
-/// jrsonnet's trace with its frames worded for a reader: the frame of an import whose
-/// file does not parse says `imported here` (jrsonnet wrote `parse imported`), and is
-/// left out when it only repeats the place of the syntax error above it (a file kf
-/// evaluates itself, with a span ending at `0:0`).
+/// jrsonnet's trace as kf shows it: a part of a big library named as its library file,
+/// and without jrsonnet's `parse imported` frame, which a file that does not parse gets
+/// at the place of its own syntax error (lib.rs, `import_resolved`): the line above it
+/// already names that place (trace/mod.rs prints it for every `ImportSyntaxError`), and
+/// the frame of the import itself follows.
 fn readable_frames(trace: &str) -> String {
-    let mut out: Vec<String> = Vec::new();
-    for line in trace.split('\n') {
-        let line = &split_library::shown_path(line);
-        let Some(place) = line.strip_suffix(": parse imported") else {
-            out.push(line.to_string());
-            continue;
-        };
-        let repeats = out.last().is_some_and(|above| {
-            let above = above.trim();
-            !above.is_empty() && place.trim().starts_with(&format!("{above}-"))
-        });
-        if !repeats {
-            out.push(format!("{place}: imported here"));
-        }
-    }
-    out.join("\n")
+    trace
+        .split('\n')
+        .filter(|line| !line.ends_with(": parse imported"))
+        .map(|line| split_library::shown_path(line))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 impl Drop for Engine {

@@ -247,11 +247,11 @@ impl ImportResolver for KfImportResolver {
         };
         let part = self.parts.borrow().get(path);
         let is_part = part.is_some();
-        let seen = (!is_part
+        // A library file (not a part, not an edit held in memory) may be read in parts.
+        let library = !is_part
             && path.extension().is_some_and(|e| e == "libsonnet")
-            && !self.overlay.iter().any(|(p, _)| p == path))
-        .then(|| super::split_library::seen(path))
-        .flatten();
+            && !self.overlay.iter().any(|(p, _)| p == path);
+        let seen = library.then(|| super::split_library::seen(path)).flatten();
         let mut bytes = match (part, &seen) {
             (Some(text), _) => text,
             (None, Some(split)) => split.main.as_bytes().to_vec(),
@@ -263,10 +263,9 @@ impl ImportResolver for KfImportResolver {
         }
         // A big library in ksonnet-lib's shape is read as parts, each checked and
         // rewritten as it loads.
-        if !is_part
+        if library
             && !known
             && bytes.len() >= super::split_library::MIN_BYTES
-            && path.extension().is_some_and(|e| e == "libsonnet")
             && let Some(split) = super::split_library::split_file(path, &bytes)
         {
             bytes = split.main.as_bytes().to_vec();

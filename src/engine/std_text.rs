@@ -233,6 +233,12 @@ fn yaml(value: &Val, in_object: bool, indent: &str, out: &mut String) -> Result<
     Ok(())
 }
 
+fn json_ex_text(value: &Val, indent: &str) -> Result<String> {
+    let mut out = String::new();
+    json_ex(value, indent, "", &mut out)?;
+    Ok(out)
+}
+
 fn yaml_doc(value: &Val) -> Result<String> {
     let mut out = String::new();
     yaml(value, false, "", &mut out)?;
@@ -297,17 +303,13 @@ pub fn kf_manifest_json_ex(
     if newline.is_some() || key_val_sep.is_some() {
         return jrsonnet_stdlib::builtin_manifest_json_ex(value, indent, newline, key_val_sep);
     }
-    let mut out = String::new();
-    json_ex(&value, &indent, "", &mut out)?;
-    Ok(out)
+    json_ex_text(&value, &indent)
 }
 
 /// `std.manifestJson(value)`: manifestJsonEx with four spaces.
 #[builtin]
 pub fn kf_manifest_json(value: Val) -> Result<String> {
-    let mut out = String::new();
-    json_ex(&value, "    ", "", &mut out)?;
-    Ok(out)
+    json_ex_text(&value, "    ")
 }
 
 /// `std.manifestYamlDoc(value)`, or jrsonnet's with a later Jsonnet's arguments.

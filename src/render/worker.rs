@@ -226,12 +226,12 @@ impl<'a> Worker<'a> {
     /// module: a patch of another module's component is not an object of its own), each
     /// labelled with its key as a component's are.
     fn env_objects(&self, open: &Open) -> Result<Vec<RenderedObject>, ComponentError> {
+        let main = rel(self.app, &self.app.env_dir(&self.env).join("main.jsonnet"));
         let mut objects = Vec::new();
         for key in open.engine.visible_fields(&open.result) {
             if self.all.iter().any(|c| c.name == key) {
                 continue;
             }
-            let main = rel(self.app, &self.app.env_dir(&self.env).join("main.jsonnet"));
             let failed = |message: String| ComponentError {
                 component: key.clone(),
                 message: format!("{main} (a key that names no component): {message}"),

@@ -327,14 +327,19 @@ fn module_rows(app: &App, name: &str) -> Result<Vec<ParamRow>, ParamError> {
             known.join(", ")
         )));
     };
+    let raw = render::read_module_params(app, &module_params_engine(app)?, module)?;
+    Ok(rows_of(&raw.components.to_map(), None))
+}
+
+/// An engine to read module params with: they need no environment, and any env's search
+/// paths will do.
+fn module_params_engine(app: &App) -> Result<crate::engine::Engine, ParamError> {
     let Some(env) = app.environments().into_iter().next() else {
         return Err(ParamError::Usage(
             "the app has no environment; `kf env add` one".into(),
         ));
     };
-    let engine = render::new_engine(app, &env, &RenderOptions::default());
-    let raw = render::read_module_params(app, &engine, module)?;
-    Ok(rows_of(&raw.components.to_map(), None))
+    Ok(render::new_engine(app, &env, &RenderOptions::default()))
 }
 
 fn evaluated(app: &App, env: Option<&str>) -> Result<Value, ParamError> {
@@ -346,13 +351,7 @@ fn evaluated(app: &App, env: Option<&str>) -> Result<Value, ParamError> {
             &RenderOptions::default(),
         )?);
     }
-    // Module params need no environment; any env's search paths will do.
-    let Some(env) = app.environments().into_iter().next() else {
-        return Err(ParamError::Usage(
-            "the app has no environment; `kf env add` one".into(),
-        ));
-    };
-    let engine = render::new_engine(app, &env, &RenderOptions::default());
+    let engine = module_params_engine(app)?;
     let mut all = serde_json::Map::new();
     for module in app.modules()? {
         let raw = render::read_module_params(app, &engine, &module)?;
