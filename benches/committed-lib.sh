@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# kf on a corpus app that commits ksonnet's generated library (lib/ksonnet-lib/<v>/, a
-# 3.7 MB k8s.libsonnet, as most real ksonnet apps do), against the same app on kf's own
-# generated library (no lib/), and against the same library read whole (wrapped in
-# parentheses, which kf never reads as parts): wall time and peak memory of `kf show`,
-# best and median of RUNS, and the first render (no kept parts) of the committed library.
+# kf on the corpus apps with the ksonnet-lib ksonnet generated committed in lib/ (a 3.7 MB
+# k8s.libsonnet, as most real ksonnet apps commit theirs), against the same apps on kf's
+# own generated library (no lib/): `kf show` of each app's first env, the two run in turn
+# RUNS times, median wall milliseconds of each, the median of the pairs' ratios, and
+# median peak memory. Then, for APP: the first render of the committed library (no kept
+# parts), and the library read whole (wrapped in parentheses, which kf never splits).
 #
 #   bash benches/committed-lib.sh [CORPUS_DIR]     # default ../shared/ksonnet-corpus
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CORPUS=${1:-../shared/ksonnet-corpus}
-RUNS=${RUNS:-10}
+RUNS=${RUNS:-11}
 APP=${APP:-gis_demo_gh-demo-1003}
 cargo build --release --quiet
 KF=$PWD/target/release/kf
@@ -17,36 +18,67 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 export XDG_CACHE_HOME=$WORK/cache
 lib="$CORPUS/ksonnet-lib/v1.10.3"
-version=$(python3 -c "import yaml;d=yaml.safe_load(open('$CORPUS/apps/$APP/app.yaml'));print(sorted(e.get('k8sVersion') for e in d['environments'].values())[0])")
-for shape in own parts whole; do
-  cp -r "$CORPUS/apps/$APP" "$WORK/$shape"
-  chmod -R u+w "$WORK/$shape"
-  [ "$shape" = own ] && continue
-  dir="$WORK/$shape/lib/ksonnet-lib/$version"
-  mkdir -p "$dir"
-  cp "$lib/k.libsonnet" "$dir/"
-  if [ "$shape" = parts ]; then cp "$lib/k8s.libsonnet" "$dir/"; else { echo '('; cat "$lib/k8s.libsonnet"; echo ')'; } >"$dir/k8s.libsonnet"; fi
-done
 
-measure() { # measure LABEL DIR [PREP]: best and median wall seconds, median peak MiB
-  local label=$1 dir=$2 prep=${3:-true}
-  (cd "$dir" && "$KF" show default >/dev/null)
-  local times=() mems=()
-  for _ in $(seq "$RUNS"); do
-    eval "$prep"
-    local out
-    out=$(cd "$dir" && { /usr/bin/time -f '%e %M' "$KF" show default >/dev/null; } 2>&1 | tail -1)
-    times+=("${out% *}"); mems+=("${out#* }")
+yaml() { python3 -c "import sys,yaml;d=yaml.safe_load(open(sys.argv[1])).get('environments') or {};$1" "$2"; }
+apps=()
+for src in "$CORPUS"/apps/*/; do
+  name=$(basename "$src")
+  env=$(yaml 'print(sorted(d)[0] if d else "")' "$src/app.yaml")
+  [ -n "$env" ] || continue
+  for shape in own parts whole; do
+    cp -r "$src" "$WORK/$shape-$name"
+    chmod -R u+w "$WORK/$shape-$name"
+    [ "$shape" = own ] && continue
+    for v in $(yaml 'print(" ".join({e.get("k8sVersion") or "v1.10.3" for e in d.values()}))' "$src/app.yaml"); do
+      dir="$WORK/$shape-$name/lib/ksonnet-lib/$v"
+      mkdir -p "$dir"
+      cp "$lib/k.libsonnet" "$dir/"
+      if [ "$shape" = parts ]; then cp "$lib/k8s.libsonnet" "$dir/"; else { echo '('; cat "$lib/k8s.libsonnet"; echo ')'; } >"$dir/k8s.libsonnet"; fi
+    done
   done
-  python3 - "$label" "${times[*]}" "${mems[*]}" <<'PY'
-import statistics, sys
-label, times, mems = sys.argv[1], [float(t) for t in sys.argv[2].split()], [int(m) / 1024 for m in sys.argv[3].split()]
-print(f"| {label} | {min(times):.3f} s | {statistics.median(times):.3f} s | {statistics.median(mems):.1f} MiB |")
+  # An env kf cannot render on either library is no measure.
+  if (cd "$WORK/own-$name" && "$KF" show "$env" >/dev/null 2>&1); then apps+=("$name:$env"); fi
+done
+# A library's split is found by its stamp only once the file has settled (2 s after its
+# last change, src/engine/split_cache.rs).
+sleep 2
+
+python3 - "$RUNS" "$KF" "$WORK" "$APP" "${apps[@]}" <<'PY'
+import shutil, statistics, subprocess, sys, time
+runs, kf, work, app, apps = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+
+def run(folder, env):
+    # GNU time for the peak: a child forked from Python would count Python's own pages.
+    peak = f"{work}/peak"
+    start = time.perf_counter()
+    status = subprocess.call(["/usr/bin/time", "-f", "%M", "-o", peak, kf, "show", env],
+                             cwd=folder, stdout=subprocess.DEVNULL)
+    wall = (time.perf_counter() - start) * 1000
+    assert status == 0, f"kf show {env} failed in {folder}"
+    return wall, int(open(peak).read().split()[-1]) / 1024
+
+print("| app, `kf show ENV` | own library | committed, as parts | parts / own (pairs) | peak, own / parts |")
+print("|---|---|---|---|---|")
+for item in apps:
+    name, env = item.split(":")
+    own, parts = f"{work}/own-{name}", f"{work}/parts-{name}"
+    run(own, env), run(parts, env)  # warm: kf's library generated, the split kept
+    pairs = [(run(own, env), run(parts, env)) for _ in range(runs)]
+    o = [p[0][0] for p in pairs]; s = [p[1][0] for p in pairs]
+    ratio = statistics.median(b[0] / a[0] for a, b in pairs)
+    om = statistics.median(p[0][1] for p in pairs); sm = statistics.median(p[1][1] for p in pairs)
+    print(f"| {name} ({env}) | {statistics.median(o):.1f} ms | {statistics.median(s):.1f} ms | {ratio:.2f} | {om:.1f} / {sm:.1f} MiB |")
+
+env = dict(i.split(":") for i in apps)[app]
+print()
+print(f"| {app}, `kf show {env}` | median | peak |")
+print("|---|---|---|")
+for label, folder, fresh in [("committed library, first render (no kept parts)", "parts", True),
+                             ("committed library, read whole", "whole", False)]:
+    results = []
+    for _ in range(runs):
+        if fresh:
+            shutil.rmtree(f"{work}/cache/kf/split-libraries", ignore_errors=True)
+        results.append(run(f"{work}/{folder}-{app}", env))
+    print(f"| {label} | {statistics.median(r[0] for r in results):.1f} ms | {statistics.median(r[1] for r in results):.1f} MiB |")
 PY
-}
-echo "| $APP, \`kf show default\` | best | median | peak |"
-echo "|---|---|---|---|"
-measure "kf's own library (no lib/)" "$WORK/own"
-measure "committed library, read as parts" "$WORK/parts"
-measure "committed library, first render (no kept parts)" "$WORK/parts" "rm -rf $WORK/cache/kf/split-libraries"
-measure "committed library, read whole" "$WORK/whole"

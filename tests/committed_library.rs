@@ -207,3 +207,69 @@ fn an_error_inside_a_part_names_the_library_file_and_line() {
     assert!(err.contains(&format!("{shown}:{line}:")), "{err}");
     assert!(!err.contains("kf-part"), "{err}");
 }
+
+/// The kept splits and pointers in a cache folder: (splits, pointers).
+fn kept_in(cache: &std::path::Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let dir = cache.join("kf/split-libraries");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .partition(|p| !p.file_name().unwrap().to_string_lossy().starts_with("at-"))
+}
+
+#[test]
+fn a_settled_library_is_found_by_its_stamp_and_every_change_is_seen() {
+    let lib = library();
+    let (app, path) = app_with_library(&lib);
+    let cache = tempfile::tempdir().unwrap();
+    let vars = [("XDG_CACHE_HOME", cache.path().to_str().unwrap())];
+    let show = || {
+        let run = kf_in_with_env(&app.root, &["show", "default", "-o", "json"], &vars);
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        run.stdout
+    };
+    let values = |out: &str| {
+        let objects: serde_json::Value = serde_json::from_str(out).unwrap();
+        let items = objects["items"].as_array().unwrap().clone();
+        let one = items
+            .into_iter()
+            .find(|o| o["metadata"]["name"] == "one")
+            .unwrap();
+        one["spec"]["selector"]["expressions"][0]["values"].clone()
+    };
+    let first = show();
+    let (splits, _) = kept_in(cache.path());
+    assert_eq!(splits.len(), 1, "{splits:?}");
+    // A pointer is kept only for a file last changed 2 s before it is read.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    assert_eq!(show(), first);
+    let (_, pointers) = kept_in(cache.path());
+    assert_eq!(pointers.len(), 1, "the settled library's pointer");
+    // Found by the pointer: the same objects.
+    assert_eq!(show(), first);
+    assert_eq!(values(&first), serde_json::json!([1, 2, 3]));
+
+    // A pointer changed to name other bytes no longer verifies: the library is read.
+    let pointer = std::fs::read_to_string(&pointers[0]).unwrap();
+    let (signature, _) = pointer.split_once('\t').unwrap();
+    std::fs::write(&pointers[0], format!("{signature}\t{}\n", "0".repeat(64))).unwrap();
+    assert_eq!(show(), first);
+
+    // The kept parts damaged: the parts are read from the library again.
+    let kept = String::from_utf8(std::fs::read(&splits[0]).unwrap()).unwrap();
+    assert!(kept.contains("std.range(1, 3)"));
+    std::fs::write(
+        &splits[0],
+        kept.replace("std.range(1, 3)", "std.range(0, 3)"),
+    )
+    .unwrap();
+    assert_eq!(show(), first);
+
+    // The library edited in place, to the same size: the edit is rendered.
+    std::fs::write(&path, lib.replace("std.range(1, 3)", "std.range(2, 3)")).unwrap();
+    assert_eq!(values(&show()), serde_json::json!([2, 3]));
+}

@@ -21,6 +21,7 @@ mod resolver;
 mod snakecase;
 mod split_cache;
 mod split_library;
+mod split_parts;
 pub use split_cache::set_place as set_split_cache;
 mod std_text;
 mod stdlib;

@@ -36,7 +36,7 @@ pub struct KfImportResolver {
     /// render made 600 of them).
     looked_up: std::cell::RefCell<std::collections::HashMap<PathBuf, Option<SourcePath>>>,
     /// The big libraries this engine reads as parts ([`super::split_library`]).
-    parts: std::cell::RefCell<super::split_library::Parts>,
+    parts: std::cell::RefCell<super::split_parts::Parts>,
 }
 
 impl KfImportResolver {
@@ -245,13 +245,31 @@ impl ImportResolver for KfImportResolver {
         let Some(path) = resolved.path() else {
             bail!(ImportIsADirectory(resolved.clone()))
         };
-        let part = self.parts.borrow().get(path);
+        let shown = || {
+            path.strip_prefix(&self.display_root)
+                .unwrap_or(path)
+                .display()
+                .to_string()
+        };
+        let part = match self.parts.borrow().get(path) {
+            Some(Some(text)) => Some(text),
+            Some(None) => bail!(RuntimeError(
+                format!(
+                    "{}: a part of this library kept in kf's cache no longer reads back, and the library has changed since this render began; run the command again",
+                    super::split_library::shown_path(&shown())
+                )
+                .into()
+            )),
+            None => None,
+        };
         let is_part = part.is_some();
-        // A library file (not a part, not an edit held in memory) may be read in parts.
+        // A library file (not a part, not an edit held in memory) may be read in parts:
+        // stamped before it is read, so that the stamp can name the bytes read.
         let library = !is_part
             && path.extension().is_some_and(|e| e == "libsonnet")
             && !self.overlay.iter().any(|(p, _)| p == path);
-        let seen = library.then(|| super::split_library::seen(path)).flatten();
+        let stamp = library.then(|| super::split_parts::stamp(path)).flatten();
+        let seen = stamp.and_then(|now| super::split_parts::seen(path, now));
         let mut bytes = match (part, &seen) {
             (Some(text), _) => text,
             (None, Some(split)) => split.main.as_bytes().to_vec(),
@@ -266,19 +284,15 @@ impl ImportResolver for KfImportResolver {
         if library
             && !known
             && bytes.len() >= super::split_library::MIN_BYTES
-            && let Some(split) = super::split_library::split_file(path, &bytes)
+            && let Some(split) = super::split_parts::split_file(path, stamp, &bytes)
         {
             bytes = split.main.as_bytes().to_vec();
             self.parts.borrow_mut().add(split);
         }
-        // Parsing recurses per nesting level: refuse what would overflow the stack.
-        if let Err(message) = super::limits::check_nesting(&bytes) {
-            let shown = path
-                .strip_prefix(&self.display_root)
-                .unwrap_or(path)
-                .display()
-                .to_string();
-            bail!(RuntimeError(format!("{shown}: {message}").into()));
+        // Parsing recurses per nesting level: refuse what would overflow the stack (a
+        // part was checked when its library was split).
+        if !is_part && let Err(message) = super::limits::check_nesting(&bytes) {
+            bail!(RuntimeError(format!("{}: {message}", shown()).into()));
         }
         if !is_part
             && !path

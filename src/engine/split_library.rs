@@ -19,12 +19,9 @@
 //! - each part keeps its lines and columns (blank lines before it, spaces before its
 //!   first line), and an error in a part names the library file (see `super::shown_path`).
 
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-
 use super::lexer::{Token, TokenKind, tokenize};
 use super::split_cache;
+use std::fmt::Write as _;
 
 /// Files smaller than this are parsed whole: a split saves nothing worth its walk.
 pub const MIN_BYTES: usize = 512 * 1024;
@@ -38,135 +35,6 @@ const MIN_PART_BYTES: usize = 512;
 
 /// Where the parts of `file` live: `<file>.kf-part/<name>`, names no file has on disk.
 pub const PART_MARK: &str = ".kf-part/";
-
-/// A library read as parts: the text to parse in place of the file, and each part's
-/// text by its path.
-#[derive(Debug)]
-pub struct Split {
-    pub main: String,
-    /// Each part: how many newlines come before its text (its lines are the library's),
-    /// and its text.
-    pub parts: std::collections::HashMap<PathBuf, (usize, Box<str>)>,
-}
-
-/// The splits made in this process, by file and the SHA-256 of the bytes each was made
-/// from: the render's threads split a library once between them. A file that has not
-/// the shape is remembered too (`None`), so that no thread walks it again.
-#[allow(clippy::type_complexity)]
-static MADE: Mutex<Vec<(PathBuf, [u8; 32], Option<Arc<Split>>, Option<Stamp>)>> =
-    Mutex::new(Vec::new());
-
-/// What the file system says of a file (device, inode, size, modification time): the
-/// render's other threads take a library they see unchanged from the first, without
-/// reading and hashing its megabytes again.
-#[derive(PartialEq, Eq, Clone, Copy)]
-struct Stamp(u64, u64, u64, i64, i64);
-
-#[cfg(unix)]
-fn stamp(file: &Path) -> Option<Stamp> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::metadata(file).ok()?;
-    Some(Stamp(m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec()))
-}
-
-#[cfg(not(unix))]
-fn stamp(_file: &Path) -> Option<Stamp> {
-    None
-}
-
-/// The split this process made of `file`, if the file is as it was then.
-pub fn seen(file: &Path) -> Option<Arc<Split>> {
-    let now = stamp(file)?;
-    let made = MADE.lock().unwrap_or_else(|e| e.into_inner());
-    made.iter()
-        .find(|(path, _, _, was)| path == file && *was == Some(now))
-        .and_then(|(_, _, split, _)| split.clone())
-}
-
-/// The libraries an engine reads as parts. They hold no Jsonnet value.
-#[derive(Default)]
-pub struct Parts(Vec<Arc<Split>>);
-
-// Text only: no garbage-collected value to trace.
-impl jrsonnet_gcmodule::Trace for Parts {
-    fn is_type_tracked() -> bool {
-        false
-    }
-}
-// SAFETY: text only: no garbage-collected value to trace.
-unsafe impl jrsonnet_gcmodule::Acyclic for Parts {}
-
-impl Parts {
-    pub fn add(&mut self, split: Arc<Split>) {
-        if !self.0.iter().any(|s| Arc::ptr_eq(s, &split)) {
-            self.0.push(split);
-        }
-    }
-
-    /// Whether `path` is a part's.
-    pub fn has(&self, path: &Path) -> bool {
-        self.0.iter().any(|split| split.parts.contains_key(path))
-    }
-
-    /// The text of the part at `path`, if it is one, on the library's own lines.
-    pub fn get(&self, path: &Path) -> Option<Vec<u8>> {
-        self.0.iter().find_map(|split| {
-            let (newlines, text) = split.parts.get(path)?;
-            let mut out = Vec::with_capacity(newlines + text.len());
-            out.resize(*newlines, b'\n');
-            out.extend_from_slice(text.as_bytes());
-            Some(out)
-        })
-    }
-}
-
-/// `file`'s text (`bytes`, as on disk) as parts, if it is big, UTF-8 and of the shape
-/// (see the module's docs).
-pub fn split_file(file: &Path, bytes: &[u8]) -> Option<Arc<Split>> {
-    if bytes.len() < MIN_BYTES {
-        return None;
-    }
-    let before = stamp(file);
-    let digest: [u8; 32] = <sha2::Sha256 as sha2::Digest>::digest(bytes).into();
-    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, _, split, _)) = made
-        .iter()
-        .find(|(path, made_from, _, _)| path == file && *made_from == digest)
-    {
-        return split.clone();
-    }
-    // Kept between runs under the digest and the file's name (the main text imports its
-    // parts by that name).
-    let name = file.file_name()?.to_string_lossy().into_owned();
-    let id = format!(
-        "{}-{}",
-        crate::signing::hex(&digest),
-        name.replace(|c: char| !c.is_ascii_alphanumeric() && c != '.', "_")
-    );
-    let stored = split_cache::read(&id).or_else(|| {
-        let made = split(&name, std::str::from_utf8(bytes).ok()?)?;
-        split_cache::write(&id, &made);
-        Some(made)
-    });
-    let folder = file.with_file_name(format!("{name}{}", PART_MARK.trim_end_matches('/')));
-    let split = stored.map(|stored| {
-        Arc::new(Split {
-            main: stored.main,
-            parts: stored
-                .parts
-                .into_iter()
-                .map(|(name, newlines, text)| {
-                    (folder.join(name), (newlines, text.into_boxed_str()))
-                })
-                .collect(),
-        })
-    });
-    made.retain(|(path, _, _, _)| path != file);
-    // The stamp counts only if the file did not change while it was read and split.
-    let unchanged = before.filter(|b| stamp(file) == Some(*b));
-    made.push((file.to_path_buf(), digest, split.clone(), unchanged));
-    split
-}
 
 /// An object literal's members, each a range of tokens (without the separating commas);
 /// `closing[i]` is the token that closes bracket `i`.
@@ -373,7 +241,7 @@ impl Splitter<'_> {
 }
 
 /// `text`, the library named `file_name`, as a main text and parts, if it has the shape.
-fn split(file_name: &str, text: &str) -> Option<split_cache::Stored> {
+pub fn split(file_name: &str, text: &str) -> Option<split_cache::Stored> {
     let tokens = tokenize(text).ok()?;
     // `$` names the outermost object, an import's path is relative to the importing
     // file, `std.thisFile` is its name: each would change in a part.
@@ -422,7 +290,13 @@ fn split(file_name: &str, text: &str) -> Option<split_cache::Stored> {
     main.push_str(&text[at..]);
     // The part names are Jsonnet field names: a dotted name is a nested part.
     let parts = splitter.parts;
-    (!parts.is_empty()).then_some(split_cache::Stored { main, parts })
+    // Each part is checked here, once, as the resolver checks a file it loads; a part
+    // read back from the cache is not checked again.
+    let too_deep = |t: &str| super::limits::check_nesting(t.as_bytes()).is_err();
+    if parts.is_empty() || parts.iter().any(|(_, _, t)| too_deep(t)) {
+        return None;
+    }
+    Some(split_cache::Stored { main, parts })
 }
 
 /// `line` of an error with each part's path shown as its library's (`….libsonnet` for
