@@ -228,6 +228,54 @@ fn non_objects_and_objects_without_kind_are_errors() {
     assert!(err.contains("has no string `kind`"), "{err}");
 }
 
+/// A component's list is made JSON an item at a time (src/render/worker.rs); it renders
+/// what the same objects render as a `List` object, which is made JSON whole, and its
+/// errors still name the item and the file.
+#[test]
+fn a_list_renders_item_by_item_as_a_list_object_does() {
+    let app = new_app();
+    let items = "[{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c%d' % i }, data: { i: std.toString(i) } } for i in std.range(1, 30)]";
+    write(
+        app.root.join("components/many.jsonnet"),
+        &format!("{items}\n"),
+    );
+    let as_array: Vec<String> = ["yaml", "json"]
+        .iter()
+        .map(|o| ok(&app.root, &["show", "default", "-o", o]))
+        .collect();
+    write(
+        app.root.join("components/many.jsonnet"),
+        &format!("{{ apiVersion: 'v1', kind: 'List', items: {items} }}\n"),
+    );
+    for (o, expected) in ["yaml", "json"].iter().zip(&as_array) {
+        assert_eq!(
+            &ok(&app.root, &["show", "default", "-o", o]),
+            expected,
+            "-o {o}"
+        );
+    }
+    assert!(as_array[0].contains("name: c30"), "{}", as_array[0]);
+
+    write(
+        app.root.join("components/many.jsonnet"),
+        "[{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } }, 'text']\n",
+    );
+    let err = fails(&app.root, &["show", "default"]);
+    assert!(
+        err.contains("components/many.jsonnet") && err.contains("item 1 is a string"),
+        "{err}"
+    );
+    write(
+        app.root.join("components/many.jsonnet"),
+        "[{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } },\n error 'boom in two']\n",
+    );
+    let err = fails(&app.root, &["show", "default"]);
+    assert!(
+        err.contains("boom in two") && err.contains("components/many.jsonnet:2"),
+        "{err}"
+    );
+}
+
 #[test]
 fn params_syntax_error_points_at_file_and_line() {
     let app = generic_app();

@@ -113,7 +113,12 @@ impl RenderedObject {
     /// Make the YAML document and keep of the object only what orders it
     /// ([`order::ordering_fields`]): the rest is freed on the thread that rendered it,
     /// whose next components reuse the memory instead of touching new pages.
+    /// Make the YAML document and keep only what orders the object (once: a second call
+    /// changes nothing).
     fn keep_document_only(&mut self) {
+        if self.document.is_some() {
+            return;
+        }
         self.make_yaml_document();
         self.object = order::ordering_fields(&self.object);
     }

@@ -45,30 +45,35 @@ pub(super) fn to_objects(
     } else {
         vec![Value::Object(obj)]
     };
-    let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.into_iter().enumerate() {
-        let Value::Object(mut o) = item else {
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| list_item(component, i, item))
+        .collect()
+}
+
+/// Item `i` of a component's list, checked to be a Kubernetes object and labelled.
+pub(super) fn list_item(component: &str, i: usize, item: Value) -> Result<RenderedObject, String> {
+    let Value::Object(mut o) = item else {
+        return Err(format!(
+            "item {i} is {}, not a Kubernetes object",
+            crate::params::value::json_type(&item)
+        ));
+    };
+    for field in ["apiVersion", "kind"] {
+        if !o.get(field).is_some_and(Value::is_string) {
+            let name = o
+                .get("metadata")
+                .and_then(|m| m.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or("<unnamed>");
             return Err(format!(
-                "item {i} is {}, not a Kubernetes object",
-                crate::params::value::json_type(&item)
+                "object '{name}' (item {i}) has no string `{field}`"
             ));
-        };
-        for field in ["apiVersion", "kind"] {
-            if !o.get(field).is_some_and(Value::is_string) {
-                let name = o
-                    .get("metadata")
-                    .and_then(|m| m.get("name"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("<unnamed>");
-                return Err(format!(
-                    "object '{name}' (item {i}) has no string `{field}`"
-                ));
-            }
         }
-        label(&mut o, component);
-        out.push(RenderedObject::new(component.to_string(), o));
     }
-    Ok(out)
+    label(&mut o, component);
+    Ok(RenderedObject::new(component.to_string(), o))
 }
 
 /// The Kubernetes objects in a tree of objects and arrays, as Tanka finds them: a value

@@ -11,11 +11,11 @@ use super::blame::{api_hint, blame_params, with_file};
 use super::cost::{Weigher, heaviest_first};
 use super::entries::ModuleParams;
 use super::env_view::{EnvView, env_main, env_view};
-use super::objects::to_objects;
+use super::objects::{list_item, to_objects};
 use super::params::{check_env_folder, target_modules};
 use super::{ComponentError, RenderError, RenderOptions, RenderedObject, components, rel};
 use crate::app::{App, AppError, Component, ComponentFormat, Environment};
-use crate::engine::{Engine, EvalError};
+use crate::engine::{Engine, EvalError, FieldJson, ItemsError};
 
 /// What rendering one component gave: its objects or its error. An error of its module's
 /// main.jsonnet ends the whole render.
@@ -195,6 +195,14 @@ impl<'a> Worker<'a> {
         component: &Component,
     ) -> Result<Vec<RenderedObject>, ComponentError> {
         let (app, env) = (self.app, &self.env);
+        let module = &self.modules[open.module].0;
+        let blame = |message: String| ComponentError {
+            component: component.name.clone(),
+            message: blame_params(app, env, module, component, &self.view, message),
+        };
+        if matches!(component.format, ComponentFormat::Jsonnet) {
+            return self.jsonnet_component(open, component, &blame);
+        }
         // The component's value, and for a YAML/JSON component its env params to patch.
         let read = || -> Result<Option<(Value, Option<Value>)>, EvalError> {
             let Some(value) = open.engine.field_json(&open.result, &component.name)? else {
@@ -206,17 +214,49 @@ impl<'a> Worker<'a> {
             };
             Ok(Some((value, patch)))
         };
-        let module = &self.modules[open.module].0;
-        let blame = |message: String| ComponentError {
-            component: component.name.clone(),
-            message: blame_params(app, env, module, component, &self.view, message),
-        };
         match read() {
             Ok(Some((value, patch))) => to_objects(&component.name, value, patch.as_ref())
                 .map_err(|message| blame(format!("{}: {message}", rel(app, &component.path)))),
             Ok(None) => Ok(Vec::new()),
             Err(EvalError { message }) => {
                 let hint = api_hint(env, &message);
+                Err(blame(with_file(app, component, message) + &hint))
+            }
+        }
+    }
+
+    /// A Jsonnet component's objects. A list is made JSON an item at a time, each checked,
+    /// labelled and (for YAML output) printed before the next: a list of thousands of
+    /// objects is never JSON whole, only its documents are kept.
+    fn jsonnet_component(
+        &self,
+        open: &Open,
+        component: &Component,
+        blame: &dyn Fn(String) -> ComponentError,
+    ) -> Result<Vec<RenderedObject>, ComponentError> {
+        let app = self.app;
+        let mut objects = Vec::new();
+        let mut each = |i: usize, item: Value| {
+            let mut object = list_item(&component.name, i, item)?;
+            if self.options.yaml_documents {
+                object.keep_document_only();
+            }
+            objects.push(object);
+            Ok(())
+        };
+        match open
+            .engine
+            .field_json_items(&open.result, &component.name, &mut each)
+        {
+            Ok(FieldJson::Items) => Ok(objects),
+            Ok(FieldJson::Whole(value)) => to_objects(&component.name, value, None)
+                .map_err(|message| blame(format!("{}: {message}", rel(app, &component.path)))),
+            Ok(FieldJson::Missing) => Ok(Vec::new()),
+            Err(ItemsError::Item(message)) => {
+                Err(blame(format!("{}: {message}", rel(app, &component.path))))
+            }
+            Err(ItemsError::Eval(EvalError { message })) => {
+                let hint = api_hint(&self.env, &message);
                 Err(blame(with_file(app, component, message) + &hint))
             }
         }
