@@ -272,4 +272,21 @@ fn a_settled_library_is_found_by_its_stamp_and_every_change_is_seen() {
     // The library edited in place, to the same size: the edit is rendered.
     std::fs::write(&path, lib.replace("std.range(1, 3)", "std.range(2, 3)")).unwrap();
     assert_eq!(values(&show()), serde_json::json!([2, 3]));
+
+    // A library that is a symlink: the stamp is the file's it names (the import resolves
+    // to that file; a symlink itself is never stamped), so every edit of it is seen.
+    #[cfg(unix)]
+    {
+        let real = path.with_file_name("real.libsonnet");
+        std::fs::rename(&path, &real).unwrap();
+        std::os::unix::fs::symlink("real.libsonnet", &path).unwrap();
+        for pointer in kept_in(cache.path()).1 {
+            std::fs::remove_file(pointer).unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2100));
+        assert_eq!(values(&show()), serde_json::json!([2, 3]));
+        assert_eq!(values(&show()), serde_json::json!([2, 3]));
+        std::fs::write(&real, &lib).unwrap();
+        assert_eq!(values(&show()), serde_json::json!([1, 2, 3]));
+    }
 }

@@ -141,11 +141,14 @@ impl Stamp {
     }
 }
 
-/// `file`'s stamp, taken now.
+/// `file`'s stamp, taken now; none for a symlink (its own stamp would not change with
+/// the file it names), which is then always read.
 #[cfg(unix)]
 pub fn stamp(file: &Path) -> Option<Stamp> {
     use std::os::unix::fs::MetadataExt;
-    let m = std::fs::metadata(file).ok()?;
+    let m = std::fs::symlink_metadata(file)
+        .ok()
+        .filter(std::fs::Metadata::is_file)?;
     // Casting keeps every bit: a stamp only compares and names.
     let fields = [
         m.dev() as i64,
