@@ -276,6 +276,70 @@ fn a_list_renders_item_by_item_as_a_list_object_does() {
     );
 }
 
+/// Objects nested in objects and arrays (Tanka's shape) are made JSON one object at a
+/// time too; they render what the same value renders made JSON whole (read back through
+/// `std.parseJson`, which kf keeps as JSON), and a wrong leaf is named by its path.
+#[test]
+fn nested_objects_render_piece_by_piece_as_the_whole_value_does() {
+    let app = new_app();
+    let value = "{
+  b: { deployment: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'b' } },
+       none: null,
+       more: [{ apiVersion: 'v1', kind: 'Service', metadata: { name: 'b%d' % i } } for i in [2, 1]] },
+  a: { list: { apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'in-list' } }] },
+       hidden:: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'hidden' } } },
+  'A-upper': { kind: 'Namespace', apiVersion: 'v1', metadata: { name: 'upper' } },
+}";
+    write(
+        app.root.join("components/nested.jsonnet"),
+        &format!("{value}\n"),
+    );
+    let pieces: Vec<String> = ["yaml", "json"]
+        .iter()
+        .map(|o| ok(&app.root, &["show", "default", "-o", o]))
+        .collect();
+    write(
+        app.root.join("components/nested.jsonnet"),
+        &format!("std.parseJson(std.manifestJson({value}))\n"),
+    );
+    for (o, expected) in ["yaml", "json"].iter().zip(&pieces) {
+        assert_eq!(
+            &ok(&app.root, &["show", "default", "-o", o]),
+            expected,
+            "-o {o}"
+        );
+    }
+    for name in [
+        "name: b\n",
+        "name: b1",
+        "name: b2",
+        "name: in-list",
+        "name: upper",
+    ] {
+        assert!(pieces[0].contains(name), "{name}: {}", pieces[0]);
+    }
+    assert!(!pieces[0].contains("hidden"), "{}", pieces[0]);
+
+    write(
+        app.root.join("components/nested.jsonnet"),
+        "{ a: { ok: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, bad: [1, 'text'] } }\n",
+    );
+    let err = fails(&app.root, &["show", "default"]);
+    assert!(
+        err.contains("components/nested.jsonnet") && err.contains("a number at .a.bad[0]"),
+        "{err}"
+    );
+    write(
+        app.root.join("components/nested.jsonnet"),
+        "{ a: { ok: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } },\n b: error 'boom nested' } }\n",
+    );
+    let err = fails(&app.root, &["show", "default"]);
+    assert!(
+        err.contains("boom nested") && err.contains("components/nested.jsonnet:2"),
+        "{err}"
+    );
+}
+
 #[test]
 fn params_syntax_error_points_at_file_and_line() {
     let app = generic_app();

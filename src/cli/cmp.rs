@@ -79,7 +79,7 @@ fn generate(ctx: &Context_) -> Result<()> {
         &env,
         &kf::render::RenderOptions {
             leak_engines: true,
-            yaml_documents: true,
+            documents: Some(kf::render::DocumentFormat::Yaml),
             jpaths: request.jpaths.clone(),
             ..Default::default()
         },

@@ -76,9 +76,9 @@ pub struct JsonnetArgs {
     /// destination's namespace components read, and where objects that name none go.
     #[arg(short = 'n', long = "namespace", value_name = "NAME")]
     namespace: Option<String>,
-    /// The render makes each object's YAML document as it goes (`kf show -o yaml`).
+    /// The render makes each object's text as it goes (`kf show -o yaml`, `-o json`).
     #[arg(skip)]
-    yaml_documents: bool,
+    documents: Option<kf::render::DocumentFormat>,
 }
 
 /// A rendered environment.
@@ -196,7 +196,7 @@ impl JsonnetArgs {
             // Every command exits soon after it renders.
             leak_engines: true,
             workers: 0,
-            yaml_documents: self.yaml_documents,
+            documents: self.documents,
         })
     }
 }
@@ -214,8 +214,12 @@ fn jsonnet_path() -> Vec<PathBuf> {
 }
 
 pub fn run(ctx: &Context_, mut a: ShowArgs) -> Result<()> {
-    // The objects are printed as rendered: their YAML is made on the render's threads.
-    a.render.jsonnet.yaml_documents = a.output == "yaml";
+    // The objects are printed as rendered: their text is made on the render's threads.
+    a.render.jsonnet.documents = match a.output.as_str() {
+        "yaml" => Some(kf::render::DocumentFormat::Yaml),
+        "json" => Some(kf::render::DocumentFormat::Json),
+        _ => None,
+    };
     let rendered = a.render.render(ctx)?;
     let format = match a.output.as_str() {
         "json" => Format::Json,

@@ -22,6 +22,7 @@ mod snakecase;
 mod split_cache;
 mod split_library;
 mod split_parts;
+mod walk;
 pub use split_cache::set_place as set_split_cache;
 mod std_text;
 mod stdlib;
@@ -37,6 +38,7 @@ use serde_json::{Map, Number, Value};
 
 pub use imports::FileImports;
 pub use resolver::KfImportResolver;
+pub use walk::{FieldJson, ItemsError, Piece};
 
 pub const DEFAULT_MAX_STACK: usize = 500;
 
@@ -196,35 +198,6 @@ impl Engine {
             Ok(None) => Ok(None),
             Err(e) => Err(self.format_error(&e)),
         }
-    }
-
-    /// A field's value as JSON, but an array's items one at a time: each item is made JSON
-    /// and given to `each` before the next is, so that the JSON of a component of
-    /// thousands of objects never exists whole (`each` may keep less of it). An error of
-    /// `each` stops the walk and is returned as it is.
-    pub fn field_json_items(
-        &self,
-        obj: &ObjValue,
-        field: &str,
-        each: &mut dyn FnMut(usize, Value) -> Result<(), String>,
-    ) -> Result<FieldJson, ItemsError> {
-        let _g = self.enter();
-        let _e = watchdog::Evaluating::start(|| format!("component '{field}'"));
-        let eval = |e: jrsonnet_evaluator::Error| ItemsError::Eval(self.format_error(&e));
-        let arr = match obj.get(field.into()).map_err(eval)? {
-            None => return Ok(FieldJson::Missing),
-            Some(Val::Arr(arr)) if arr.len() as usize <= MAX_ARRAY_ITEMS => arr,
-            Some(v) => return val_to_json(&v).map(FieldJson::Whole).map_err(eval),
-        };
-        for (i, item) in arr.iter().enumerate() {
-            let json = jrsonnet_evaluator::in_description_frame(
-                || format!("array index [{i}]"),
-                || val_to_json(&item?),
-            )
-            .map_err(eval)?;
-            each(i, json).map_err(ItemsError::Item)?;
-        }
-        Ok(FieldJson::Items)
     }
 
     /// The visible fields of an object, sorted.
@@ -475,22 +448,6 @@ fn val_to_json(val: &Val) -> jrsonnet_evaluator::Result<Value> {
             return Err(jrsonnet_evaluator::RuntimeError("unsupported value".into()).into());
         }
     })
-}
-
-/// What [`Engine::field_json_items`] found.
-pub enum FieldJson {
-    /// No such field.
-    Missing,
-    /// A value that is no array, whole.
-    Whole(Value),
-    /// An array, whose items went to `each`.
-    Items,
-}
-
-/// Why [`Engine::field_json_items`] stopped: an evaluation error, or an item's own error.
-pub enum ItemsError {
-    Eval(EvalError),
-    Item(String),
 }
 
 /// A Jsonnet number as kf writes it in JSON: an integer when it is one, else a double.

@@ -305,12 +305,12 @@ pub fn paren_warnings(
             continue;
         };
         let mine = || rendered.iter().filter(|o| o.component == name);
-        // Objects whose YAML the render made keep only what orders them: render the
+        // Objects whose text the render made keep only what orders them: render the
         // component again for the whole objects.
-        let ours: Vec<Value> = if mine().any(|o| o.yaml_document().is_some()) {
+        let ours: Vec<Value> = if mine().any(RenderedObject::has_document) {
             let mut opts = options.clone();
             opts.components = vec![name.to_string()];
-            opts.yaml_documents = false;
+            opts.documents = None;
             let Ok(again) = super::render(app, env, &opts) else {
                 continue;
             };
@@ -327,7 +327,7 @@ pub fn paren_warnings(
             };
             let mut opts = options.clone();
             opts.components = vec![name.to_string()];
-            opts.yaml_documents = false;
+            opts.documents = None;
             opts.overlay.retain(|(p, _)| p != &canonical);
             opts.overlay.push((canonical.clone(), variant));
             let Ok(theirs) = super::render(app, env, &opts) else {
@@ -364,7 +364,7 @@ pub fn object_has_warnings(app: &App, env: &str, options: &RenderOptions) -> Vec
     // Answer n must be the same call on every probe: one thread evaluates.
     let options = RenderOptions {
         workers: 1,
-        yaml_documents: false,
+        documents: None,
         ..options.clone()
     };
     for n in 0..answers.min(MAX_OBJECT_HAS_PROBES) {

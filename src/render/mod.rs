@@ -75,21 +75,29 @@ pub struct RenderOptions {
     /// per core and per six components (at most 4), 1 for this thread alone. The result
     /// is the same either way.
     pub workers: usize,
-    /// Make each object's YAML document on the thread that rendered it (while other
-    /// threads still evaluate), and keep of the object itself only what orders the
-    /// objects (apiVersion, kind, metadata's name and namespace): for a caller that
-    /// prints the documents. One that reads or changes an object must leave this off.
-    pub yaml_documents: bool,
+    /// Make each object's YAML document, or its JSON as an item of `-o json`'s List, on
+    /// the thread that rendered it (while other threads still evaluate), and keep of the
+    /// object itself only what orders the objects (apiVersion, kind, metadata's name and
+    /// namespace): for a caller that prints the documents. One that reads or changes an
+    /// object must leave this `None`.
+    pub documents: Option<DocumentFormat>,
+}
+
+/// The text [`RenderOptions::documents`] makes of each object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentFormat {
+    Yaml,
+    Json,
 }
 
 #[derive(Debug, Clone)]
 pub struct RenderedObject {
     pub component: String,
     pub object: Map<String, Value>,
-    /// `object`'s YAML document, made on the thread that rendered it when
-    /// [`RenderOptions::yaml_documents`] asked for it; `object` then keeps only what
-    /// orders the objects.
-    document: Option<String>,
+    /// `object`'s YAML document or JSON item, made on the thread that rendered it when
+    /// [`RenderOptions::documents`] asked for it; `object` then keeps only what orders
+    /// the objects.
+    document: Option<(DocumentFormat, String)>,
 }
 
 impl RenderedObject {
@@ -103,23 +111,39 @@ impl RenderedObject {
 
     /// The object's YAML document ([`output::yaml_document`]) if the render made it.
     pub fn yaml_document(&self) -> Option<&str> {
-        self.document.as_deref()
+        match &self.document {
+            Some((DocumentFormat::Yaml, text)) => Some(text),
+            _ => None,
+        }
     }
 
-    fn make_yaml_document(&mut self) {
-        self.document = Some(output::yaml_document(&self.object));
+    /// The object's JSON as an item of `-o json`'s List ([`output::json_item`]) if the
+    /// render made it.
+    pub fn json_item(&self) -> Option<&str> {
+        match &self.document {
+            Some((DocumentFormat::Json, text)) => Some(text),
+            _ => None,
+        }
     }
 
-    /// Make the YAML document and keep of the object only what orders it
+    /// Whether the render made the object's text and kept only what orders it.
+    pub fn has_document(&self) -> bool {
+        self.document.is_some()
+    }
+
+    /// Make the document and keep of the object only what orders it
     /// ([`order::ordering_fields`]): the rest is freed on the thread that rendered it,
-    /// whose next components reuse the memory instead of touching new pages.
-    /// Make the YAML document and keep only what orders the object (once: a second call
-    /// changes nothing).
-    fn keep_document_only(&mut self) {
+    /// whose next components reuse the memory instead of touching new pages. Once: a
+    /// second call changes nothing.
+    fn keep_document_only(&mut self, format: DocumentFormat) {
         if self.document.is_some() {
             return;
         }
-        self.make_yaml_document();
+        let text = match format {
+            DocumentFormat::Yaml => output::yaml_document(&self.object),
+            DocumentFormat::Json => output::json_item(&self.object),
+        };
+        self.document = Some((format, text));
         self.object = order::ordering_fields(&self.object);
     }
 }

@@ -80,7 +80,11 @@ pub(super) fn list_item(component: &str, i: usize, item: Value) -> Result<Render
 /// with an `apiVersion` or a `kind` is an object (checked by the caller), any other object
 /// or array is looked into, in key order; `null` is nothing. Anything else is an error
 /// naming its path.
-fn nested_objects(value: Value, path: &str, found: &mut Vec<Value>) -> Result<(), String> {
+pub(super) fn nested_objects(
+    value: Value,
+    path: &str,
+    found: &mut Vec<Value>,
+) -> Result<(), String> {
     match value {
         Value::Null => Ok(()),
         Value::Object(o) if o.contains_key("apiVersion") || o.contains_key("kind") => {

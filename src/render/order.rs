@@ -91,7 +91,7 @@ mod tests {
     use super::*;
 
     /// Objects keep only their ordering fields once their documents are made
-    /// (`RenderOptions::yaml_documents`): they sort as the whole objects do.
+    /// (`RenderOptions::documents`): they sort as the whole objects do.
     #[test]
     fn the_ordering_fields_sort_as_the_whole_objects() {
         let objects = [
@@ -128,7 +128,7 @@ mod tests {
         let object = |replicas: u32| {
             let o = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a"}, "spec": {"replicas": replicas}});
             let mut r = RenderedObject::new("c".into(), o.as_object().unwrap().clone());
-            r.keep_document_only();
+            r.keep_document_only(crate::render::DocumentFormat::Yaml);
             r
         };
         assert_eq!(object(1), object(1));

@@ -126,21 +126,47 @@ fn push_yaml_document(doc: &mut String, object: &serde_json::Map<String, Value>)
 
 /// `-o json`: one `v1` List of every object, 2-space indented, whatever their number
 /// (what `ks show -o json` and `kubectl get -o json` print, so `jq '.items[]'` works).
+/// serde_json's pretty form of the List, written item by item: an item the render made
+/// ([`json_item`]) is written as it is.
 pub fn to_json_list(objects: &[RenderedObject]) -> String {
-    #[derive(serde::Serialize)]
-    struct List<'a> {
-        #[serde(rename = "apiVersion")]
-        api_version: &'static str,
-        items: Vec<&'a serde_json::Map<String, Value>>,
-        kind: &'static str,
+    let mut out = Vec::new();
+    // Writing to memory cannot fail.
+    let _ = write_json_list(objects, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`to_json_list`], written to `out` one item at a time.
+pub fn write_json_list(objects: &[RenderedObject], out: &mut dyn Write) -> io::Result<()> {
+    if objects.is_empty() {
+        return out.write_all(
+            b"{\n  \"apiVersion\": \"v1\",\n  \"items\": [],\n  \"kind\": \"List\"\n}\n",
+        );
     }
-    let list = List {
-        api_version: "v1",
-        items: objects.iter().map(|o| &o.object).collect(),
-        kind: "List",
-    };
-    let mut out = serde_json::to_string_pretty(&list).unwrap_or_default();
-    out.push('\n');
+    out.write_all(b"{\n  \"apiVersion\": \"v1\",\n  \"items\": [\n")?;
+    for (i, o) in objects.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",\n")?;
+        }
+        match o.json_item() {
+            Some(made) => out.write_all(made.as_bytes())?,
+            None => out.write_all(json_item(&o.object).as_bytes())?,
+        }
+    }
+    out.write_all(b"\n  ],\n  \"kind\": \"List\"\n}\n")
+}
+
+/// One object as an item of [`to_json_list`]'s List: pretty, each line indented by the
+/// two levels it sits at (a JSON string holds no raw newline), no newline after.
+pub fn json_item(object: &serde_json::Map<String, Value>) -> String {
+    let pretty = serde_json::to_string_pretty(object).unwrap_or_default();
+    let mut out = String::with_capacity(pretty.len() + pretty.len() / 8);
+    for (i, line) in pretty.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str("    ");
+        out.push_str(line);
+    }
     out
 }
 
@@ -169,7 +195,7 @@ pub fn to_names(objects: &[RenderedObject]) -> String {
 pub fn write_to(objects: &[RenderedObject], format: Format, out: &mut dyn Write) -> io::Result<()> {
     match format {
         Format::Yaml => write_yaml_stream(objects, out),
-        Format::Json => out.write_all(to_json_list(objects).as_bytes()),
+        Format::Json => write_json_list(objects, out),
         Format::Name => out.write_all(to_names(objects).as_bytes()),
     }
 }
@@ -212,7 +238,7 @@ mod tests {
         assert_eq!(to_yaml_stream(&objects[..3]), documents(&objects[..3]));
     }
 
-    /// Documents the render made (`RenderOptions::yaml_documents`) are written in their
+    /// Documents the render made (`RenderOptions::documents`) are written in their
     /// place, among objects whose documents are made here, on one thread or two.
     #[test]
     fn made_documents_are_written_in_their_place() {
@@ -220,19 +246,46 @@ mod tests {
             let plain = config_maps(count);
             let mut mixed = plain.clone();
             for o in mixed.iter_mut().step_by(3) {
-                o.make_yaml_document();
+                o.keep_document_only(crate::render::DocumentFormat::Yaml);
             }
             assert!(mixed[0].yaml_document().is_some() && mixed[1].yaml_document().is_none());
             assert_eq!(to_yaml_stream(&mixed), documents(&plain), "{count} objects");
             let mut all_made = plain.clone();
             all_made
                 .iter_mut()
-                .for_each(RenderedObject::make_yaml_document);
+                .for_each(|o| o.keep_document_only(crate::render::DocumentFormat::Yaml));
             assert_eq!(
                 to_yaml_stream(&all_made),
                 documents(&plain),
                 "{count} objects"
             );
         }
+    }
+
+    /// The List written item by item is serde_json's pretty List, byte for byte, with
+    /// items made by the render or not.
+    #[test]
+    fn the_json_list_is_serde_jsons_pretty_list() {
+        let pretty = |objects: &[RenderedObject]| {
+            let items: Vec<&serde_json::Map<String, Value>> =
+                objects.iter().map(|o| &o.object).collect();
+            let list = serde_json::json!({ "apiVersion": "v1", "items": items, "kind": "List" });
+            serde_json::to_string_pretty(&list).unwrap() + "\n"
+        };
+        assert_eq!(to_json_list(&[]), pretty(&[]));
+        let mut objects = config_maps(3);
+        let odd = serde_json::json!({"apiVersion": "v1", "kind": "X", "metadata": {"name": "o"},
+            "spec": {"empty": {}, "none": [], "list": [1, "two\nlines", {"a": null}], "n": 1.5}});
+        objects.push(RenderedObject::new(
+            "c".into(),
+            odd.as_object().unwrap().clone(),
+        ));
+        let expected = pretty(&objects);
+        assert_eq!(to_json_list(&objects), expected);
+        for o in &mut objects[1..] {
+            o.keep_document_only(crate::render::DocumentFormat::Json);
+        }
+        assert!(objects[3].json_item().is_some());
+        assert_eq!(to_json_list(&objects), expected);
     }
 }

@@ -11,11 +11,11 @@ use super::blame::{api_hint, blame_params, with_file};
 use super::cost::{Weigher, heaviest_first};
 use super::entries::ModuleParams;
 use super::env_view::{EnvView, env_main, env_view};
-use super::objects::{list_item, to_objects};
+use super::objects::{list_item, nested_objects, to_objects};
 use super::params::{check_env_folder, target_modules};
 use super::{ComponentError, RenderError, RenderOptions, RenderedObject, components, rel};
 use crate::app::{App, AppError, Component, ComponentFormat, Environment};
-use crate::engine::{Engine, EvalError, FieldJson, ItemsError};
+use crate::engine::{Engine, EvalError, FieldJson, ItemsError, Piece};
 
 /// What rendering one component gave: its objects or its error. An error of its module's
 /// main.jsonnet ends the whole render.
@@ -149,12 +149,12 @@ impl<'a> Worker<'a> {
                 (Err(e), _) | (Ok(_), Err(e)) => Err(e),
             };
         }
-        if self.options.yaml_documents
+        if let Some(format) = self.options.documents
             && let Ok(objects) = &mut outcome
         {
             objects
                 .iter_mut()
-                .for_each(RenderedObject::keep_document_only);
+                .for_each(|o| o.keep_document_only(format));
         }
         self.current = Some(open);
         Ok(outcome)
@@ -225,9 +225,10 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// A Jsonnet component's objects. A list is made JSON an item at a time, each checked,
-    /// labelled and (for YAML output) printed before the next: a list of thousands of
-    /// objects is never JSON whole, only its documents are kept.
+    /// A Jsonnet component's objects. A list, or objects nested in objects (Tanka's
+    /// shape), is made JSON a piece at a time, each object checked, labelled and (for
+    /// YAML output) printed before the next: the component is never JSON whole, and only
+    /// its documents are kept.
     fn jsonnet_component(
         &self,
         open: &Open,
@@ -236,19 +237,30 @@ impl<'a> Worker<'a> {
     ) -> Result<Vec<RenderedObject>, ComponentError> {
         let app = self.app;
         let mut objects = Vec::new();
-        let mut each = |i: usize, item: Value| {
-            let mut object = list_item(&component.name, i, item)?;
-            if self.options.yaml_documents {
-                object.keep_document_only();
+        let mut each = |piece: Piece, value: Value| {
+            let found = match piece {
+                Piece::Item(i) => vec![(i, value)],
+                Piece::Nested(path) => {
+                    let mut found = Vec::new();
+                    nested_objects(value, path, &mut found)?;
+                    // Numbered as the component's objects, in the order they are found.
+                    (objects.len()..).zip(found).collect()
+                }
+            };
+            for (i, item) in found {
+                let mut object = list_item(&component.name, i, item)?;
+                if let Some(format) = self.options.documents {
+                    object.keep_document_only(format);
+                }
+                objects.push(object);
             }
-            objects.push(object);
             Ok(())
         };
         match open
             .engine
             .field_json_items(&open.result, &component.name, &mut each)
         {
-            Ok(FieldJson::Items) => Ok(objects),
+            Ok(FieldJson::Pieces) => Ok(objects),
             Ok(FieldJson::Whole(value)) => to_objects(&component.name, value, None)
                 .map_err(|message| blame(format!("{}: {message}", rel(app, &component.path)))),
             Ok(FieldJson::Missing) => Ok(Vec::new()),
