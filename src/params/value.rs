@@ -377,3 +377,22 @@ pub fn single_quoted(s: &str) -> String {
     let inner = &json[1..json.len() - 1];
     format!("'{}'", inner.replace("\\\"", "\"").replace('\'', "\\'"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `param list` quotes as ksonnet 0.13.1 did through ksonnet-lib's printer
+    /// (printer.go: a string value is single-quoted unless it holds a single quote; an
+    /// object key, built as a double-quoted literal, keeps its double quotes when it is no
+    /// identifier): the mixed quotes are ksonnet's.
+    #[test]
+    fn param_values_are_quoted_as_ksonnet_printed_them() {
+        let value = serde_json::json!({"tier": "front", "app.kubernetes.io/name": "web", "if": 1});
+        assert_eq!(
+            display(&value),
+            r#"{ "app.kubernetes.io/name": 'web', "if": 1, tier: 'front' }"#
+        );
+        assert_eq!(display(&serde_json::json!(["a", "b"])), "['a', 'b']");
+    }
+}
