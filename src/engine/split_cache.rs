@@ -103,17 +103,6 @@ fn parse_header(header: &str) -> Option<Vec<Entry>> {
     entries.filter(|e| e.first().is_some_and(|main| main.name.is_empty()))
 }
 
-fn read_up_to(file: &mut File, buf: &mut [u8]) -> usize {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match file.read(&mut buf[filled..]) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => filled += n,
-        }
-    }
-    filled
-}
-
 /// The text `entry` names, if it reads back as its digest says.
 fn read_entry(file: &mut File, body: u64, entry: &Entry) -> Option<String> {
     file.seek(SeekFrom::Start(body.checked_add(entry.offset)?))
@@ -129,9 +118,10 @@ fn read_entry(file: &mut File, body: u64, entry: &Entry) -> Option<String> {
 pub fn open(id: &str) -> Option<Kept> {
     let (dir, key) = PLACE.get()?.as_ref()?;
     let mut file = crate::sandbox::open_regular(&dir.join(id)).ok()?;
-    let mut first = [0u8; 128];
-    let got = read_up_to(&mut file, &mut first);
-    let newline = first[..got].iter().position(|&b| b == b'\n')?;
+    // The first line: the signature and the header's length.
+    let mut first = Vec::with_capacity(128);
+    (&mut file).take(128).read_to_end(&mut first).ok()?;
+    let newline = first.iter().position(|&b| b == b'\n')?;
     let (signature, len) = std::str::from_utf8(&first[..newline])
         .ok()?
         .split_once('\t')?;

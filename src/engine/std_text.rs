@@ -52,31 +52,55 @@ fn plain(value: &Val) -> Result<String> {
         return Ok(s.to_string());
     }
     let mut out = String::new();
-    one_line(value, &mut out)?;
+    inline(value, &TO_STRING, &mut out)?;
     Ok(out)
 }
 
-fn one_line(value: &Val, out: &mut String) -> Result<()> {
-    fn string(text: &str, out: &mut String) {
-        out.push_str(&quote_as(text, 0x7f));
-    }
+/// How [`inline`] writes a value on one line: toString's form or manifestPython's.
+struct Inline {
+    /// How a string, value or key, is quoted.
+    quote: fn(&str) -> String,
+    /// An empty array's and an empty object's text.
+    empty: [&'static str; 2],
+    /// `true`, `false` and `null`.
+    words: [&'static str; 3],
+}
+
+/// toString's: Go's printer quoted from 0x7f, and spaced empty brackets.
+const TO_STRING: Inline = Inline {
+    quote: |text| quote_as(text, 0x7f),
+    empty: ["[ ]", "{ }"],
+    words: ["true", "false", "null"],
+};
+
+/// manifestPython's: strings quoted as escapeStringJson quotes them, Python's words.
+const PYTHON: Inline = Inline {
+    quote,
+    empty: ["[]", "{}"],
+    words: ["True", "False", "None"],
+};
+
+/// `value` on one line as `style` writes it: `[a, b]`, `{k: v}` (keys quoted, in order).
+fn inline(value: &Val, style: &Inline, out: &mut String) -> Result<()> {
     match value {
-        Val::Str(s) => string(&s.to_string(), out),
-        Val::Arr(items) if items.is_empty() => out.push_str("[ ]"),
+        Val::Bool(b) => out.push_str(style.words[usize::from(!*b)]),
+        Val::Null => out.push_str(style.words[2]),
+        Val::Str(s) => out.push_str(&(style.quote)(&s.to_string())),
+        Val::Arr(items) if items.is_empty() => out.push_str(style.empty[0]),
         Val::Arr(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                one_line(&item?, out)?;
+                inline(&item?, style, out)?;
             }
             out.push(']');
         }
         Val::Obj(obj) => {
             let fields = fields(obj)?;
             if fields.is_empty() {
-                out.push_str("{ }");
+                out.push_str(style.empty[1]);
                 return Ok(());
             }
             out.push('{');
@@ -84,9 +108,9 @@ fn one_line(value: &Val, out: &mut String) -> Result<()> {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                string(key, out);
+                out.push_str(&(style.quote)(key));
                 out.push_str(": ");
-                one_line(field, out)?;
+                inline(field, style, out)?;
             }
             out.push('}');
         }
@@ -245,41 +269,6 @@ fn yaml_doc(value: &Val) -> Result<String> {
     Ok(out)
 }
 
-/// `std.manifestPython(o)`: `{"k": v, …}`, `[a, …]`, `True`/`False`/`None`, strings
-/// quoted as escapeStringJson quotes them.
-fn python(value: &Val, out: &mut String) -> Result<()> {
-    match value {
-        Val::Bool(true) => out.push_str("True"),
-        Val::Bool(false) => out.push_str("False"),
-        Val::Null => out.push_str("None"),
-        Val::Str(s) => out.push_str(&quote(&s.to_string())),
-        Val::Arr(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                python(&item?, out)?;
-            }
-            out.push(']');
-        }
-        Val::Obj(obj) => {
-            out.push('{');
-            for (i, (key, field)) in fields(obj)?.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(&quote(key));
-                out.push_str(": ");
-                python(field, out)?;
-            }
-            out.push('}');
-        }
-        other => out.push_str(&scalar(other)?.unwrap_or_default()),
-    }
-    Ok(())
-}
-
 /// `std.escapeStringJson(s)`: a non-string is written as toString writes it, then quoted.
 #[builtin]
 pub fn kf_escape_string_json(str_: Val) -> Result<String> {
@@ -363,11 +352,12 @@ pub fn kf_manifest_yaml_stream(
     Ok(out)
 }
 
-/// `std.manifestPython(o)`.
+/// `std.manifestPython(o)`: `{"k": v, …}`, `[a, …]`, `True`/`False`/`None`, strings
+/// quoted as escapeStringJson quotes them.
 #[builtin]
 pub fn kf_manifest_python(o: Val) -> Result<String> {
     let mut out = String::new();
-    python(&o, &mut out)?;
+    inline(&o, &PYTHON, &mut out)?;
     Ok(out)
 }
 
@@ -378,7 +368,7 @@ pub fn kf_manifest_python_vars(conf: ObjValue) -> Result<String> {
     for (key, field) in fields(&conf)? {
         out.push_str(&key);
         out.push_str(" = ");
-        python(&field, &mut out)?;
+        inline(&field, &PYTHON, &mut out)?;
         out.push('\n');
     }
     Ok(out)

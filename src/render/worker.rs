@@ -200,28 +200,30 @@ impl<'a> Worker<'a> {
             component: component.name.clone(),
             message: blame_params(app, env, module, component, &self.view, message),
         };
+        let not_objects =
+            |message: String| blame(format!("{}: {message}", rel(app, &component.path)));
+        let failed = |EvalError { message }| {
+            let hint = api_hint(env, &message);
+            blame(with_file(app, component, message) + &hint)
+        };
         if matches!(component.format, ComponentFormat::Jsonnet) {
-            return self.jsonnet_component(open, component, &blame);
+            return self.jsonnet_objects(open, component).map_err(|e| match e {
+                ItemsError::Item(message) => not_objects(message),
+                ItemsError::Eval(e) => failed(e),
+            });
         }
-        // The component's value, and for a YAML/JSON component its env params to patch.
+        // A YAML/JSON component's value, and its env params to patch it with.
         let read = || -> Result<Option<(Value, Option<Value>)>, EvalError> {
             let Some(value) = open.engine.field_json(&open.result, &component.name)? else {
                 return Ok(None);
             };
-            let patch = match component.format {
-                ComponentFormat::Jsonnet => None,
-                _ => self.view.entry_json(&component.name)?,
-            };
-            Ok(Some((value, patch)))
+            Ok(Some((value, self.view.entry_json(&component.name)?)))
         };
-        match read() {
-            Ok(Some((value, patch))) => to_objects(&component.name, value, patch.as_ref())
-                .map_err(|message| blame(format!("{}: {message}", rel(app, &component.path)))),
-            Ok(None) => Ok(Vec::new()),
-            Err(EvalError { message }) => {
-                let hint = api_hint(env, &message);
-                Err(blame(with_file(app, component, message) + &hint))
+        match read().map_err(failed)? {
+            Some((value, patch)) => {
+                to_objects(&component.name, value, patch.as_ref()).map_err(not_objects)
             }
+            None => Ok(Vec::new()),
         }
     }
 
@@ -229,13 +231,11 @@ impl<'a> Worker<'a> {
     /// shape), is made JSON a piece at a time, each object checked, labelled and (for
     /// YAML output) printed before the next: the component is never JSON whole, and only
     /// its documents are kept.
-    fn jsonnet_component(
+    fn jsonnet_objects(
         &self,
         open: &Open,
         component: &Component,
-        blame: &dyn Fn(String) -> ComponentError,
-    ) -> Result<Vec<RenderedObject>, ComponentError> {
-        let app = self.app;
+    ) -> Result<Vec<RenderedObject>, ItemsError> {
         let mut objects = Vec::new();
         let mut each = |piece: Piece, value: Value| {
             let found = match piece {
@@ -258,19 +258,13 @@ impl<'a> Worker<'a> {
         };
         match open
             .engine
-            .field_json_items(&open.result, &component.name, &mut each)
+            .field_json_items(&open.result, &component.name, &mut each)?
         {
-            Ok(FieldJson::Pieces) => Ok(objects),
-            Ok(FieldJson::Whole(value)) => to_objects(&component.name, value, None)
-                .map_err(|message| blame(format!("{}: {message}", rel(app, &component.path)))),
-            Ok(FieldJson::Missing) => Ok(Vec::new()),
-            Err(ItemsError::Item(message)) => {
-                Err(blame(format!("{}: {message}", rel(app, &component.path))))
+            FieldJson::Pieces => Ok(objects),
+            FieldJson::Whole(value) => {
+                to_objects(&component.name, value, None).map_err(ItemsError::Item)
             }
-            Err(ItemsError::Eval(EvalError { message })) => {
-                let hint = api_hint(&self.env, &message);
-                Err(blame(with_file(app, component, message) + &hint))
-            }
+            FieldJson::Missing => Ok(Vec::new()),
         }
     }
 
