@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The fixed cost of a kf process (docs/benchmarks.md, "The fixed cost of a process"):
 #
-# 1. `kf version`, `kf --help` and a completion call: median wall time.
+# 1. `kf version`, `kf --help`, a completion call and `kf show` of an app whose one
+#    component is `{}`: median wall time. With GOJSONNET=/path/to/jsonnet (go-jsonnet's
+#    command) and JSONNET=/path/to/jsonnet (C++), their `jsonnet -e '{}'` too: the start-up
+#    of the engines kf is compared with.
 # 2. `kf show` of the corpus' smallest real app (code_search_ks-web-app: two components
 #    and a vendored package): system calls (strace -c) and minor page faults (GNU time).
 # 3. With KS=/path/to/ks (ksonnet 0.13.1), `kf show` against `ks show` of every env of
@@ -13,6 +16,7 @@
 #   bash benches/fixed-cost.sh [CORPUS_DIR]          # default ../shared/ksonnet-corpus
 #   KS=/tmp/ks RUNS=7 bash benches/fixed-cost.sh
 #   KF_BIN=/path/to/kf bash benches/fixed-cost.sh    # another kf binary (before/after)
+#   GOJSONNET=/tmp/go-jsonnet/jsonnet JSONNET=/usr/bin/jsonnet bash benches/fixed-cost.sh
 #   SWAGGER=/path/to/swagger-v1.10.3.json              # default ../shared/schemas/k8s's
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,6 +55,11 @@ echo "| /bin/true (what starting any process costs here) | $(median_ms /bin/true
 echo "| kf version | $(median_ms "$KF" version) |"
 echo "| kf --help | $(median_ms "$KF" --help) |"
 echo "| kf __complete (environments of the small app) | $(cd "$WORK/small" && median_ms "$KF" __complete 2 kf show '') |"
+"$KF" init "$WORK/empty" >/dev/null
+echo '{}' >"$WORK/empty/components/empty.jsonnet"
+echo "| kf show of an app whose one component is \`{}\` | $(cd "$WORK/empty" && median_ms "$KF" show default) |"
+[ -z "${GOJSONNET:-}" ] || echo "| go-jsonnet: $("$GOJSONNET" --version | sed 's/.* v/v/') -e '{}' | $(median_ms "$GOJSONNET" -e '{}') |"
+[ -z "${JSONNET:-}" ] || echo "| C++ jsonnet: $("$JSONNET" --version | sed 's/.* v/v/') -e '{}' | $(median_ms "$JSONNET" -e '{}') |"
 echo
 
 echo "## kf show of code_search_ks-web-app (cs_demo): system calls and page faults"
