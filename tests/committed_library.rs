@@ -268,6 +268,9 @@ fn a_settled_library_is_found_by_its_stamp_and_every_change_is_seen() {
     )
     .unwrap();
     assert_eq!(show(), first);
+    // ... and kept again in place of the damaged split.
+    let rewritten = std::fs::read_to_string(&splits[0]).unwrap();
+    assert!(rewritten.contains("std.range(1, 3)") && !rewritten.contains("std.range(0, 3)"));
 
     // The library edited in place, to the same size: the edit is rendered.
     std::fs::write(&path, lib.replace("std.range(1, 3)", "std.range(2, 3)")).unwrap();
@@ -289,4 +292,163 @@ fn a_settled_library_is_found_by_its_stamp_and_every_change_is_seen() {
         std::fs::write(&real, &lib).unwrap();
         assert_eq!(values(&show()), serde_json::json!([1, 2, 3]));
     }
+}
+
+/// An app whose component `component` imports libraries from `lib/`, each big enough to
+/// be split (1,000 hidden fields of 600 bytes after `head`).
+fn app_with_lib_files(component: &str, libs: &[(&str, &str)]) -> TempApp {
+    let app = new_app();
+    let pad: String = (0..1000)
+        .map(|i| format!("  f{i}:: {{ a: {i}, // {}\n  }},\n", "y".repeat(600)))
+        .collect();
+    for (name, head) in libs {
+        write(
+            app.root.join("lib").join(name),
+            &format!("{{\n{head}{pad}}}\n"),
+        );
+    }
+    write(app.root.join("components/cm.jsonnet"), component);
+    app
+}
+
+/// `kf show default` of `app` with its own empty cache: (exit status, stdout).
+fn show_fresh(app: &TempApp, cache: &std::path::Path) -> (i32, String) {
+    let vars = [("XDG_CACHE_HOME", cache.to_str().unwrap())];
+    let run = kf_in_with_env(&app.root, &["show", "default"], &vars);
+    (run.status, run.stdout)
+}
+
+/// The same app with every library wrapped in parentheses (never split).
+fn read_whole(app: &TempApp) {
+    for entry in std::fs::read_dir(app.root.join("lib")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "libsonnet") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(&path, format!("(\n{text})\n")).unwrap();
+        }
+    }
+}
+
+/// Shapes an untrusted app can give its library, each rendered as parts and whole: the
+/// same output, the same success or failure.
+#[test]
+fn hostile_library_shapes_render_as_the_library_read_whole() {
+    let cm = |data: &str| {
+        format!(
+            "{{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {{ name: 'cm' }}, data: {data} }}\n"
+        )
+    };
+    let z = "z".repeat(600);
+    let q = "q".repeat(600);
+    /// What the case is, the component, the libraries and files planted beside them.
+    type Case = (&'static str, String, Vec<(&'static str, String)>, Planted);
+    type Planted = Vec<(&'static str, &'static str)>;
+    let cases: Vec<Case> = vec![
+        (
+            // A text block line that keeps the indentation and reads `|||` is text.
+            "text block",
+            format!("local b = import 'big.libsonnet'; {}", cm("{ s: b.s }")),
+            vec![(
+                "big.libsonnet",
+                format!(
+                    "  s: |||\n    hello\n    |||,\n    a:: {{ x: '{z}' }},\n    b: |||\n  |||,\n"
+                ),
+            )],
+            vec![],
+        ),
+        (
+            // A local and a field of one name.
+            "local and field",
+            format!(
+                "local b = import 'big.libsonnet'; {}",
+                cm("{ l: b.fromLocal }")
+            ),
+            vec![(
+                "big.libsonnet",
+                format!(
+                    "  local a = {{ who: 'local', // {q}\n  }},\n  a:: {{ who: 'field', // {q}\n  }},\n  fromLocal: a.who,\n"
+                ),
+            )],
+            vec![],
+        ),
+        (
+            // A file named like a part, imported before the library.
+            "planted part",
+            format!(
+                "local first = import '../lib/big.libsonnet.kf-part/a'; local b = import 'big.libsonnet'; {}",
+                cm("{ a: first.who, b: b.a.who }")
+            ),
+            vec![(
+                "big.libsonnet",
+                format!("  a:: {{ who: 'library', // {q}\n  }},\n"),
+            )],
+            vec![("big.libsonnet.kf-part/a", "{ who: 'planted' }\n")],
+        ),
+        (
+            // A part's path imported by another file than the library: nothing is there.
+            "part imported from outside",
+            format!(
+                "local b = import 'big.libsonnet'; local p = import '../lib/big.libsonnet.kf-part/a'; {}",
+                cm("{ a: std.toString(b.x), b: p.who }")
+            ),
+            vec![(
+                "big.libsonnet",
+                format!("  a:: {{ who: 'library', // {q}\n  }},\n  x: 1,\n"),
+            )],
+            vec![],
+        ),
+        (
+            // A file name Jsonnet's strings must carry as it is.
+            "combining accent",
+            format!(
+                "local y = import 'e\u{301}.libsonnet'; {}",
+                cm("{ y: y.a.who }")
+            ),
+            vec![(
+                "e\u{301}.libsonnet",
+                format!("  a:: {{ who: 'library', // {q}\n  }},\n"),
+            )],
+            vec![],
+        ),
+    ];
+    for (what, component, libs, planted) in cases {
+        let libs: Vec<(&str, &str)> = libs.iter().map(|(n, t)| (*n, t.as_str())).collect();
+        let split = app_with_lib_files(&component, &libs);
+        let whole = app_with_lib_files(&component, &libs);
+        read_whole(&whole);
+        for (name, text) in &planted {
+            write(split.root.join("lib").join(name), text);
+            write(whole.root.join("lib").join(name), text);
+        }
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (parts, whole) = (show_fresh(&split, a.path()), show_fresh(&whole, b.path()));
+        assert_eq!(parts, whole, "{what}");
+        // Read again, from the kept split if there is one: the same.
+        assert_eq!(show_fresh(&split, a.path()), whole, "{what}, kept");
+    }
+}
+
+/// Two libraries of the same bytes under two names are two kept splits: the main text
+/// imports the parts by the library's name.
+#[test]
+fn libraries_of_the_same_bytes_under_two_names_are_kept_apart() {
+    let head = format!(
+        "  local a = {{ who: 'x', // {}\n  }},\n  who: a.who,\n",
+        "p".repeat(600)
+    );
+    let cm = |lib: &str| {
+        format!(
+            "local y = import '{lib}'; {{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {{ name: 'cm' }}, data: {{ y: y.who }} }}\n"
+        )
+    };
+    let app = app_with_lib_files(
+        &cm("a-b.libsonnet"),
+        &[("a-b.libsonnet", &head), ("a_b.libsonnet", &head)],
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let (status, first) = show_fresh(&app, cache.path());
+    assert_eq!(status, 0);
+    write(app.root.join("components/cm.jsonnet"), &cm("a_b.libsonnet"));
+    assert_eq!(show_fresh(&app, cache.path()), (0, first));
+    assert_eq!(kept_in(cache.path()).0.len(), 2);
 }

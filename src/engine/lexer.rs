@@ -183,20 +183,33 @@ fn verbatim_end(bytes: &[u8], quote_at: usize) -> Option<usize> {
     None
 }
 
-/// A text block ends at a line whose first non-blank characters are `|||`.
+/// Where a text block that opens at `start` ends, by Jsonnet's rule: its first line
+/// after the blank ones sets the indentation; every later line that starts with that
+/// indentation, or is empty, is text (even one that then reads `|||`); the first other
+/// line ends the block and must be blanks and `|||`.
 fn text_block_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let mut line_start = skip_line(bytes, start);
-    while line_start < bytes.len() {
-        let mut j = line_start;
-        while j < bytes.len() && matches!(bytes[j], b' ' | b'\t') {
-            j += 1;
+    let skip_empty = |mut i: usize| {
+        while bytes.get(i) == Some(&b'\n') {
+            i += 1;
         }
-        if bytes[j..].starts_with(b"|||") {
-            return Some(j + 3);
-        }
-        line_start = skip_line(bytes, line_start);
+        i
+    };
+    let blanks = |i: usize| {
+        bytes[i..]
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count()
+    };
+    let mut line_start = skip_empty(skip_line(bytes, start));
+    let indent = &bytes[line_start..line_start + blanks(line_start)];
+    if indent.is_empty() {
+        return None;
     }
-    None
+    while bytes[line_start..].starts_with(indent) {
+        line_start = skip_empty(skip_line(bytes, line_start));
+    }
+    let end = line_start + blanks(line_start);
+    bytes[end..].starts_with(b"|||").then_some(end + 3)
 }
 
 /// The text of a string token, unescaped; `None` for text blocks (never used as keys).
@@ -278,4 +291,47 @@ pub fn is_keyword(word: &str) -> bool {
             | "then"
             | "true"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The string tokens of `text`, as written.
+    fn strings(text: &str) -> Vec<&str> {
+        tokenize(text)
+            .unwrap()
+            .iter()
+            .filter(|t| t.kind == TokenKind::Str)
+            .map(|t| &text[t.start..t.end])
+            .collect()
+    }
+
+    #[test]
+    fn a_text_block_ends_at_the_first_line_less_indented_than_its_first() {
+        // A line that keeps the indentation is text, `|||` and all (Jsonnet's rule).
+        let text = "{\n  s: |||\n    hello\n    |||,\n    a: 1,\n  |||,\n  b: 2,\n}\n";
+        assert_eq!(
+            strings(text),
+            ["|||\n    hello\n    |||,\n    a: 1,\n  |||"]
+        );
+        // Empty lines, before the first line and within, are text.
+        let text = "x: |||\n\n  a\n\n  b\n|||\n";
+        assert_eq!(strings(text), ["|||\n\n  a\n\n  b\n|||"]);
+        // Tabs indent as spaces do; the end may be indented less than the text.
+        let text = "|||\n\t\ta\n\t|||";
+        assert_eq!(strings(text), [text]);
+    }
+
+    #[test]
+    fn a_text_block_that_jsonnet_would_refuse_is_an_error() {
+        for text in [
+            "|||\nno indentation\n|||\n",
+            "|||\n    a\n  b\n|||\n",
+            "|||\n    a\n",
+        ] {
+            let e = tokenize(text).unwrap_err();
+            assert!(e.message.contains("text block"), "{text:?}: {}", e.message);
+        }
+    }
 }

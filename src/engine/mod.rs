@@ -243,11 +243,10 @@ impl Engine {
                     .map(|d| match &d.span {
                         Some(span) => {
                             let [at] = span.0.map_source_locations(&[span.1]);
-                            let file = span
-                                .0
-                                .source_path()
-                                .path()
-                                .map_or_else(|| "<input>".to_string(), |p| self.shown(p));
+                            let file = span.0.source_path().path().map_or_else(
+                                || "<input>".to_string(),
+                                |p| split_library::shown_path(&self.shown(p)).into_owned(),
+                            );
                             format!("{file}:{}:{}: {}", at.line, at.column, d.message)
                         }
                         None => d.message.clone(),

@@ -210,9 +210,11 @@ impl ImportResolver for KfImportResolver {
             }
             bail!(ImportFileNotFound(from.clone(), wanted.to_owned()));
         }
-        if let Some(dir) = from.path().and_then(Path::parent) {
+        if let Some(from) = from.path()
+            && let Some(dir) = from.parent()
+        {
             let beside = dir.join(wanted_path);
-            if self.parts.borrow().has(&beside) {
+            if self.parts.borrow().has(from, &beside) {
                 return Ok(SourcePath::new(jrsonnet_ir::SourceFile::new(beside)));
             }
             if let Some(found) = existing(&beside)? {
@@ -267,7 +269,8 @@ impl ImportResolver for KfImportResolver {
         // stamped before it is read, so that the stamp can name the bytes read.
         let library = !is_part
             && path.extension().is_some_and(|e| e == "libsonnet")
-            && !self.overlay.iter().any(|(p, _)| p == path);
+            && !self.overlay.iter().any(|(p, _)| p == path)
+            && super::split_parts::may_split(path);
         let stamp = library.then(|| super::split_parts::stamp(path)).flatten();
         let seen = stamp.and_then(|now| super::split_parts::seen(path, now));
         let mut bytes = match (part, &seen) {

@@ -31,12 +31,24 @@ struct Part {
     text: OnceLock<Option<Box<str>>>,
 }
 
+/// The folder `library`'s parts are named in: `<file>.kf-part`.
+fn folder_of(library: &Path) -> PathBuf {
+    let name = library.file_name().unwrap_or_default().to_string_lossy();
+    library.with_file_name(format!("{name}{}", PART_MARK.trim_end_matches('/')))
+}
+
+/// Whether `library` may be read as parts: not when something on disk has the name of
+/// its parts' folder, which a part's path would then name (and another file could import
+/// before the library, to stand in for a part).
+pub fn may_split(library: &Path) -> bool {
+    std::fs::symlink_metadata(folder_of(library)).is_err()
+}
+
 impl Split {
     fn new(library: &Path, digest: [u8; 32], main: String, kept: Option<Kept>) -> Split {
-        let name = library.file_name().unwrap_or_default().to_string_lossy();
         Split {
             main,
-            folder: library.with_file_name(format!("{name}{}", PART_MARK.trim_end_matches('/'))),
+            folder: folder_of(library),
             parts: HashMap::new(),
             kept,
             library: library.to_path_buf(),
@@ -107,6 +119,11 @@ impl Split {
             }
             let name = self.library.file_name()?.to_string_lossy();
             let stored = split(&name, std::str::from_utf8(&bytes).ok()?)?;
+            // The kept split did not check: keep this one in its place, or every later
+            // render would split the library again.
+            if self.kept.is_some() {
+                split_cache::write(&id_of(&self.digest, &name), &stored);
+            }
             Some(stored.parts.into_iter().map(|(n, _, t)| (n, t)).collect())
         };
         self.remade.get_or_init(made).as_ref()
@@ -178,9 +195,16 @@ pub fn stamp(_file: &Path) -> Option<Stamp> {
 static MADE: Mutex<Vec<(PathBuf, [u8; 32], Option<Arc<Split>>, Option<Stamp>)>> =
     Mutex::new(Vec::new());
 
+/// The name a split is kept under: the digest of the library's bytes and of its file
+/// name (the main text imports the parts by that name, so `a-b.libsonnet` and
+/// `a_b.libsonnet` of the same bytes are two splits).
 fn id_of(digest: &[u8; 32], name: &str) -> String {
-    let name = name.replace(|c: char| !c.is_ascii_alphanumeric() && c != '.', "_");
-    format!("{}-{name}", crate::signing::hex(digest))
+    let name = <sha2::Sha256 as sha2::Digest>::digest(name.as_bytes());
+    format!(
+        "{}-{}",
+        crate::signing::hex(digest),
+        crate::signing::hex(&name)
+    )
 }
 
 /// The split of `file` as it is now (stamped `now`), without reading it: one this process
@@ -258,9 +282,13 @@ impl Parts {
         }
     }
 
-    /// Whether `path` is a part's.
-    pub fn has(&self, path: &Path) -> bool {
-        self.0.iter().any(|split| split.part(path).is_some())
+    /// Whether `path`, imported from `from`, is a part's: only the library and its parts
+    /// import parts (to any other file the path names nothing, as it does on disk).
+    pub fn has(&self, from: &Path, path: &Path) -> bool {
+        self.0.iter().any(|split| {
+            split.part(path).is_some()
+                && (from == split.library || from.parent() == Some(split.folder.as_path()))
+        })
     }
 
     /// The text of the part at `path`, if it is one, on the library's own lines; `None`
