@@ -403,6 +403,12 @@ fn a_k8s_version_that_is_not_a_version_is_refused() {
         set_k8s_version(&app.root, "app.yaml", version);
         let err = refused(&bounded(&app.root, &["show", "default"], &[]), version);
         assert!(err.contains("k8sVersion"), "{version:?}: {err}");
+        // The line of app.yaml that holds it.
+        let at_line = err
+            .split("app.yaml:")
+            .nth(1)
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+        assert!(at_line, "{version:?}: {err}");
     }
     let app = new_app();
     write(
@@ -411,7 +417,7 @@ fn a_k8s_version_that_is_not_a_version_is_refused() {
     );
     let err = refused(&bounded(&app.root, &["env", "list"], &[]), "override");
     assert!(
-        err.contains("app.override.yaml") && err.contains("k8sVersion"),
+        err.contains("app.override.yaml:5:") && err.contains("k8sVersion"),
         "{err}"
     );
 }

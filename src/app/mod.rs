@@ -207,7 +207,7 @@ impl App {
             overrides,
             files: sandbox,
         };
-        app.check_env_paths()?;
+        app.check_env_paths(&text)?;
         app.check_jpaths(&text)?;
         if let Some(id) = &app.spec.id
             && !spec::is_app_id(id)
@@ -224,28 +224,35 @@ impl App {
     /// an environment's `path` stays below `environments/` (`../x` or `/x` in an
     /// untrusted app.yaml would make kf write and delete elsewhere), and its `k8sVersion`
     /// names a folder below `lib/ksonnet-lib/`, so it must be a version.
-    fn check_env_paths(&self) -> Result<(), AppError> {
+    fn check_env_paths(&self, text: &str) -> Result<(), AppError> {
         for env in self.environments() {
-            let problem = if validate_env_name(&env.path).is_err() {
-                format!(
+            let (field, problem) = if validate_env_name(&env.path).is_err() {
+                let problem = format!(
                     "environment '{}' has path '{}'; an environment's folder must be below environments/ ('/'-separated names of letters, digits, '-', '_' and '.', no '..' and not absolute): fix its `path`",
                     env.name, env.path
-                )
+                );
+                ("path", problem)
             } else if !crate::k8s_version::is_k8s_version(&env.k8s_version) {
-                format!(
+                let problem = format!(
                     "environment '{}' has a k8sVersion that is not a Kubernetes version; write one such as v1.10.3 (`v`, then major.minor.patch)",
                     env.name
-                )
+                );
+                ("k8sVersion", problem)
             } else {
                 continue;
             };
-            let file = if env.is_override {
-                OVERRIDE_FILE
+            let (file, text) = if env.is_override {
+                let path = self.root.join(OVERRIDE_FILE);
+                (OVERRIDE_FILE, self.read_text(&path).unwrap_or_default())
             } else {
-                APP_FILE
+                (APP_FILE, text.to_string())
+            };
+            let shown = match line_of_env_field(&text, &env.name, field) {
+                Some(line) => format!("{file}:{line}"),
+                None => file.to_string(),
             };
             return Err(AppError::Invalid {
-                path: self.root.join(file),
+                path: self.root.join(shown),
                 message: problem,
             });
         }
@@ -454,6 +461,41 @@ fn parse_yaml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result
     })
 }
 
+/// The line (1-based) of `field` of environment `env` in an app.yaml written in YAML's
+/// block style (`environments:`, then `  <env>:`, then its fields indented below it).
+fn line_of_env_field(text: &str, env: &str, field: &str) -> Option<usize> {
+    let key = |line: &str| {
+        let (key, _) = line.trim().split_once(':')?;
+        Some(key.trim().trim_matches(['"', '\'']).to_string())
+    };
+    // Inside `environments:` (with the indentation of its environments, once seen), and
+    // inside `env`'s block.
+    let mut environments: Option<Option<usize>> = None;
+    let mut inside = false;
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let indent = line.len() - trimmed.len();
+        if indent == 0 {
+            environments = (key(line).as_deref() == Some("environments")).then_some(None);
+            inside = false;
+            continue;
+        }
+        let Some(level) = environments.as_mut() else {
+            continue;
+        };
+        let level = *level.get_or_insert(indent);
+        if indent == level {
+            inside = key(line).as_deref() == Some(env);
+        } else if inside && indent > level && key(line).as_deref() == Some(field) {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
 pub fn to_yaml<T: serde::Serialize>(value: &T) -> String {
     // Serializing plain data to a string cannot fail; an error here would be a kf bug.
     serde_saphyr::to_string(value).unwrap_or_else(|e| panic!("YAML serialization failed: {e}"))
@@ -462,6 +504,25 @@ pub fn to_yaml<T: serde::Serialize>(value: &T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_environment_field_is_found_on_its_line() {
+        let text = "apiVersion: 0.3.0\nenvironments:\n  path:\n    destination:\n      namespace: a\n    k8sVersion: v1.10.3\n    path: path\n  \"prod\":\n    # the cluster\n    k8sVersion: vX\n    path: prod\nkind: ksonnet.io/app\n";
+        assert_eq!(
+            super::line_of_env_field(text, "prod", "k8sVersion"),
+            Some(10)
+        );
+        assert_eq!(super::line_of_env_field(text, "path", "path"), Some(7));
+        assert_eq!(super::line_of_env_field(text, "dev", "k8sVersion"), None);
+        assert_eq!(
+            super::line_of_env_field(
+                "environments: {prod: {k8sVersion: x}}\n",
+                "prod",
+                "k8sVersion"
+            ),
+            None
+        );
+    }
 
     #[test]
     fn component_by_path_finds_what_the_listing_finds() {
