@@ -455,6 +455,29 @@ fn jsonnet_path_comes_after_jpaths_and_a_missing_import_lists_the_folders() {
 }
 
 #[test]
+fn an_imported_file_that_is_not_utf8_is_named_with_its_line_and_the_import() {
+    let app = new_app();
+    std::fs::write(
+        app.root.join("components/latin1.libsonnet"),
+        b"{\n  name: 'caf\xe9',\n}\n",
+    )
+    .unwrap();
+    write(
+        app.root.join("components/cm.jsonnet"),
+        "{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' },\n  data: import 'latin1.libsonnet' }\n",
+    );
+    let err = fails(&app.root, &["show", "default"]);
+    for want in [
+        "components/latin1.libsonnet:2: not UTF-8 text",
+        "save the file as UTF-8",
+        "components/cm.jsonnet:2",
+    ] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    assert!(!err.contains("SourceFile"), "{err}");
+}
+
+#[test]
 fn yaml_1_1_lookalike_strings_come_out_quoted() {
     let app = new_app();
     ok(&app.root, &["generate", "configMap", "tricky"]);

@@ -254,13 +254,36 @@ impl Engine {
                     .collect();
                 format!("static analysis errors: {}", each.join("; "))
             }
-            _ => readable_frames(
-                &format
+            _ => {
+                let mut text = format
                     .format(error)
-                    .unwrap_or_else(|_| error.error().to_string()),
-            ),
+                    .unwrap_or_else(|_| error.error().to_string());
+                // jrsonnet names such a file by its debug form; say where and what to do.
+                if let jrsonnet_evaluator::error::ErrorKind::ImportBadFileUtf8(source) =
+                    error.error()
+                    && let Some(path) = source.path()
+                {
+                    let end = text.find('\n').unwrap_or(text.len());
+                    text.replace_range(..end, &self.not_utf8(path));
+                }
+                readable_frames(&text)
+            }
         };
         EvalError { message }
+    }
+
+    /// What is wrong with an imported file that is not UTF-8, and where (its first bad
+    /// byte's line).
+    fn not_utf8(&self, path: &Path) -> String {
+        let line = std::fs::read(path).ok().and_then(|bytes| {
+            let good = std::str::from_utf8(&bytes).err()?.valid_up_to();
+            Some(bytes[..good].iter().filter(|b| **b == b'\n').count() + 1)
+        });
+        let at = line.map_or(String::new(), |l| format!(":{l}"));
+        format!(
+            "{}{at}: not UTF-8 text; Jsonnet reads only UTF-8: save the file as UTF-8",
+            self.shown(path)
+        )
     }
 }
 
