@@ -398,6 +398,46 @@ fn hostile_library_shapes_render_as_the_library_read_whole() {
             vec![],
         ),
         (
+            // A lone CR ends a `//` comment for the engine: what follows is code.
+            "CR in a comment",
+            format!(
+                "local b = import 'big.libsonnet'; {}",
+                cm("{ who: b.a.who, f: b.a.file }")
+            ),
+            vec![(
+                "big.libsonnet",
+                format!(
+                    "  secret:: 'top',\n  a:: {{ // note\r who: $.secret, file: std.thisFile,\n    secret:: 'part',\n    // {q}\n  }},\n"
+                ),
+            )],
+            vec![],
+        ),
+        (
+            // `**/` does not end a comment for the engine: the comment runs on.
+            "comment ending in **/",
+            format!(
+                "local b = import 'big.libsonnet'; {}",
+                cm("{ v: std.manifestJsonEx(b, ''), a: std.manifestJsonEx(b.a, '') }")
+            ),
+            vec![(
+                "big.libsonnet",
+                format!(
+                    "  a:: {{\n    x: 1,\n    /* **/ }},\n    b:: {{\n    // {q}\n    */\n    y: 2,\n  }},\n  c: 'keep',\n  // */ }},\n  d: 'x',\n"
+                ),
+            )],
+            vec![],
+        ),
+        (
+            // `std.thisFile` reached without its name.
+            "std['this' + 'File']",
+            format!("local b = import 'big.libsonnet'; {}", cm("{ f: b.a.f }")),
+            vec![(
+                "big.libsonnet",
+                format!("  a:: {{ f: std['this' + 'File'], // {q}\n  }},\n"),
+            )],
+            vec![],
+        ),
+        (
             // A file name Jsonnet's strings must carry as it is.
             "combining accent",
             format!(
@@ -451,4 +491,52 @@ fn libraries_of_the_same_bytes_under_two_names_are_kept_apart() {
     write(app.root.join("components/cm.jsonnet"), &cm("a_b.libsonnet"));
     assert_eq!(show_fresh(&app, cache.path()), (0, first));
     assert_eq!(kept_in(cache.path()).0.len(), 2);
+}
+
+/// An error in a literal on the library's first line is placed on that line.
+#[test]
+fn an_error_on_the_first_line_of_a_library_is_placed_there() {
+    let lib = format!(
+        "{{ a:: {{ f: error 'boom', q: '{}' }}, x: 1 }}\n// {}\n",
+        "q".repeat(600),
+        "z".repeat(600_000)
+    );
+    let app = app_with_lib_files(
+        "local b = import 'big.libsonnet'; { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { f: b.a.f } }\n",
+        &[],
+    );
+    write(app.root.join("lib/big.libsonnet"), &lib);
+    let err = fails(&app.root, &["show", "default"]);
+    assert!(err.contains("lib/big.libsonnet:1:12"), "{err}");
+}
+
+/// Two libraries whose names are not UTF-8 and read alike once made text are not split:
+/// each keeps its own content.
+#[cfg(unix)]
+#[test]
+fn libraries_whose_names_are_not_text_are_read_whole() {
+    use std::os::unix::ffi::OsStrExt;
+    let cm = "local x = import 'x.libsonnet'; local y = import 'y.libsonnet'; { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { x: x.a.who, y: y.a.who } }\n";
+    let app = app_with_lib_files(cm, &[]);
+    let pad: String = (0..1000)
+        .map(|i| format!("  f{i}:: {{ a: {i}, // {}\n  }},\n", "y".repeat(600)))
+        .collect();
+    for (byte, link) in [(0xffu8, "x.libsonnet"), (0xfe, "y.libsonnet")] {
+        let mut name = vec![byte];
+        name.extend_from_slice(b".libsonnet");
+        let name = std::ffi::OsStr::from_bytes(&name);
+        let text = format!(
+            "{{\n  a:: {{ who: 'lib-{byte:x}', // {}\n  }},\n{pad}}}\n",
+            "q".repeat(600)
+        );
+        std::fs::write(app.root.join("lib").join(name), text).unwrap();
+        std::os::unix::fs::symlink(name, app.root.join("lib").join(link)).unwrap();
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let (status, out) = show_fresh(&app, cache.path());
+    assert_eq!(status, 0, "{out}");
+    assert!(
+        out.contains("x: lib-ff") && out.contains("\"y\": lib-fe"),
+        "{out}"
+    );
 }

@@ -19,8 +19,9 @@
 //! - each part keeps its lines and columns (blank lines before it, spaces before its
 //!   first line), and an error in a part names the library file (see `super::shown_path`).
 
-use super::lexer::{Token, TokenKind, tokenize};
+use super::lexer::{Token, TokenKind};
 use super::split_cache;
+use jrsonnet_lexer::SyntaxKind;
 use std::fmt::Write as _;
 
 /// Files smaller than this are parsed whole: a split saves nothing worth its walk.
@@ -41,6 +42,43 @@ const MAX_PADDING_PER_BYTE: usize = 8;
 
 /// Where the parts of `file` live: `<file>.kf-part/<name>`, names no file has on disk.
 pub const PART_MARK: &str = ".kf-part/";
+
+/// `text`'s tokens as the engine's own lexer reads them (what is a comment, a string or
+/// code is exactly what jrsonnet parses), without spaces and comments; `None` if it finds
+/// an error.
+fn engine_tokens(text: &str) -> Option<Vec<Token>> {
+    let mut tokens = Vec::with_capacity(text.len() / 8);
+    for l in jrsonnet_lexer::Lexer::new(text) {
+        if l.kind == SyntaxKind::LEXING_ERROR || l.kind.error_description().is_some() {
+            return None;
+        }
+        let kind = match l.kind {
+            SyntaxKind::WHITESPACE
+            | SyntaxKind::SINGLE_LINE_SLASH_COMMENT
+            | SyntaxKind::SINGLE_LINE_HASH_COMMENT
+            | SyntaxKind::MULTI_LINE_COMMENT => continue,
+            SyntaxKind::STRING_DOUBLE
+            | SyntaxKind::STRING_SINGLE
+            | SyntaxKind::STRING_DOUBLE_VERBATIM
+            | SyntaxKind::STRING_SINGLE_VERBATIM
+            | SyntaxKind::STRING_BLOCK => TokenKind::Str,
+            SyntaxKind::FLOAT => TokenKind::Number,
+            _ if l
+                .text
+                .starts_with(|c: char| c == '_' || c.is_ascii_alphabetic()) =>
+            {
+                TokenKind::Ident
+            }
+            _ => TokenKind::Punct,
+        };
+        tokens.push(Token {
+            kind,
+            start: l.range.0 as usize,
+            end: l.range.1 as usize,
+        });
+    }
+    Some(tokens)
+}
 
 /// An object literal's members, each a range of tokens (without the separating commas);
 /// `closing[i]` is the token that closes bracket `i`.
@@ -145,6 +183,14 @@ impl Splitter<'_> {
         (self.closing[open] == end - 1).then(|| (name.to_string(), open, end - 1))
     }
 
+    /// Whether the literal from token `open` to `close` moves: big enough, and not on the
+    /// file's first line (a part's first line is its `function(…)`, so its literal starts
+    /// on the second at the earliest).
+    fn movable(&self, open: usize, close: usize) -> bool {
+        let start = self.tokens[open].start;
+        self.tokens[close].end - start >= MIN_PART_BYTES && self.text[..start].contains('\n')
+    }
+
     /// The names the `local` members of an object bind (`local a = …`, `local f(x) = …`),
     /// or `None` for a local of another form.
     fn locals_of(&self, members: &[(usize, usize)]) -> Option<Vec<String>> {
@@ -192,7 +238,7 @@ impl Splitter<'_> {
                 let Some((name, o, c)) = self.literal_member(member) else {
                     continue;
                 };
-                if self.tokens[c].end - self.tokens[o].start < MIN_PART_BYTES {
+                if !self.movable(o, c) {
                     continue;
                 }
                 let call = self.part(o, c, &format!("{prefix}.{name}"), depth + 1, &scope);
@@ -261,17 +307,29 @@ impl Splitter<'_> {
 
 /// `text`, the library named `file_name`, as a main text and parts, if it has the shape.
 pub fn split(file_name: &str, text: &str) -> Option<split_cache::Stored> {
-    let tokens = tokenize(text).ok()?;
+    let tokens = engine_tokens(text)?;
     // `$` names the outermost object, an import's path is relative to the importing
-    // file, `std.thisFile` is its name: each would change in a part.
-    let changes_in_a_part = |t: &Token| {
+    // file, `std.thisFile` is its name: each would change in a part. `std` is allowed
+    // only as `std.<field>` of another field, so that no `std['thisFile']`, `local s =
+    // std` or `std.get(std, …)` reaches the name.
+    let is = |i: usize, c: char| tokens.get(i).is_some_and(|t| punct(text, t) == Some(c));
+    let changes_in_a_part = |i: usize| {
+        let t = &tokens[i];
+        let std_as_a_value = word(text, t) == Some("std")
+            && !(i > 0 && is(i - 1, '.'))
+            && !(is(i + 1, '.')
+                && tokens
+                    .get(i + 2)
+                    .and_then(|f| word(text, f))
+                    .is_some_and(|f| f != "thisFile"));
         punct(text, t) == Some('$')
+            || std_as_a_value
             || matches!(
                 word(text, t),
                 Some("import" | "importstr" | "importbin" | "thisFile")
             )
     };
-    if tokens.iter().any(changes_in_a_part) {
+    if (0..tokens.len()).any(changes_in_a_part) {
         return None;
     }
     let closing = matches(&tokens, text)?;
@@ -301,7 +359,7 @@ pub fn split(file_name: &str, text: &str) -> Option<split_cache::Stored> {
         let Some((name, o, c)) = splitter.literal_member(member) else {
             continue;
         };
-        if splitter.tokens[c].end - splitter.tokens[o].start < MIN_PART_BYTES {
+        if !splitter.movable(o, c) {
             continue;
         }
         let call = splitter.part(o, c, &name, 1, &scope);
@@ -338,6 +396,11 @@ pub fn shown_path(line: &str) -> std::borrow::Cow<'_, str> {
         let name_len = after
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
             .unwrap_or(after.len());
+        // A place (`…kf-part/apps.v1:12:5`), not a path the user wrote in an import.
+        let mut place = after[name_len..].chars();
+        if !(place.next() == Some(':') && place.next().is_some_and(|c| c.is_ascii_digit())) {
+            out.push_str(&rest[at..at + PART_MARK.len() + name_len]);
+        }
         rest = &after[name_len..];
     }
     out.push_str(rest);
@@ -477,5 +540,8 @@ mod tests {
             shown_path("components/a.jsonnet:1:2"),
             "components/a.jsonnet:1:2"
         );
+        // A path written in an import is shown as written.
+        let import = "import '../lib/big.libsonnet.kf-part/a' is in none of the folders";
+        assert_eq!(shown_path(import), import);
     }
 }

@@ -117,12 +117,12 @@ impl Split {
             if <[u8; 32]>::from(<sha2::Sha256 as sha2::Digest>::digest(&bytes)) != self.digest {
                 return None;
             }
-            let name = self.library.file_name()?.to_string_lossy();
-            let stored = split(&name, std::str::from_utf8(&bytes).ok()?)?;
+            let name = self.library.file_name()?.to_str()?;
+            let stored = split(name, std::str::from_utf8(&bytes).ok()?)?;
             // The kept split did not check: keep this one in its place, or every later
             // render would split the library again.
             if self.kept.is_some() {
-                split_cache::write(&id_of(&self.digest, &name), &stored);
+                split_cache::write(&id_of(&self.digest, name), &stored);
             }
             Some(stored.parts.into_iter().map(|(n, _, t)| (n, t)).collect())
         };
@@ -222,7 +222,7 @@ pub fn seen(file: &Path, now: Stamp) -> Option<Arc<Split>> {
         return split.clone();
     }
     let digest = split_cache::pointed(file, &now.bytes())?;
-    let kept = split_cache::open(&id_of(&digest, &file.file_name()?.to_string_lossy()))?;
+    let kept = split_cache::open(&id_of(&digest, file.file_name()?.to_str()?))?;
     let split = Arc::new(Split::kept(file, digest, kept));
     made.retain(|(path, _, _, _)| path != file);
     made.push((file.to_path_buf(), digest, Some(split.clone()), Some(now)));
@@ -241,8 +241,8 @@ pub fn split_file(file: &Path, before: Option<Stamp>, bytes: &[u8]) -> Option<Ar
         return split.clone();
     }
     // Kept between runs under the digest and the file's name (the main text imports its
-    // parts by that name).
-    let name = file.file_name()?.to_string_lossy().into_owned();
+    // parts by that name, which must be text: two names that are not would read alike).
+    let name = file.file_name()?.to_str()?.to_owned();
     let id = id_of(&digest, &name);
     let split = match split_cache::open(&id) {
         Some(kept) => Some(Split::kept(file, digest, kept)),
