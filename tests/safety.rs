@@ -706,7 +706,8 @@ fn deep_nesting_fails_with_a_message_never_a_crash() {
     );
     let err = fails(&app.root, &["show", "default"]);
     assert!(
-        err.contains("component 'deep'") && err.contains("components/deep.jsonnet: line 1: nested"),
+        err.contains("component 'deep'")
+            && err.contains("components/deep.jsonnet:1: nested more than"),
         "{err}"
     );
     // The same in a params file: param set refuses it before editing, naming file and
@@ -725,7 +726,8 @@ fn deep_nesting_fails_with_a_message_never_a_crash() {
     write(&params, &deep);
     let err = fails(&app.root, &["param", "set", "ns", "name", "x"]);
     assert!(
-        err.contains("components/params.libsonnet:2:") && err.contains("nested 30001 levels deep"),
+        err.contains("components/params.libsonnet:2:")
+            && err.contains("nested more than 2000 levels deep"),
         "{err}"
     );
     assert_eq!(read(&params), deep);
@@ -744,6 +746,64 @@ fn deep_nesting_fails_with_a_message_never_a_crash() {
     );
     assert_eq!(read(&params), locals);
     write(&params, &saved);
+}
+
+/// Trees deep without brackets, and brackets a reader of kf's own took for a comment or a
+/// string: the nesting guard read them as the engine's lexer does not, and these aborted
+/// kf with a stack overflow. Each is now refused before parsing, naming file and line.
+#[test]
+fn chains_and_hidden_brackets_are_refused_never_a_crash() {
+    let app = new_app();
+    let n = 300_000;
+    let shapes = [
+        ("a + chain", "1".to_string() + &"+1".repeat(n)),
+        ("a unary chain", "-".repeat(n) + "1"),
+        ("an error chain", "error ".repeat(n) + "1"),
+        ("an index chain", "[1]".to_string() + &"[0]".repeat(n)),
+        ("a field chain", "{}".to_string() + &".a".repeat(n)),
+        (
+            "brackets after a comment a carriage return ends",
+            "// note\r".to_string() + &"[".repeat(n) + &"]".repeat(n),
+        ),
+        (
+            "brackets after a text block with `|||` inside",
+            "|||\n  a\n  |||\n  \"\n|||\n+ ".to_string() + &"[".repeat(n) + &"]".repeat(n),
+        ),
+    ];
+    for (what, shape) in shapes {
+        component(&app, "deep", &format!("\n{shape}\n"));
+        let r = kf_in(&app.root, &["show", "default"]);
+        assert_eq!(r.status, 1, "{what}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("components/deep.jsonnet:")
+                && r.stderr.contains("levels deep")
+                && !r.stderr.contains("overflow"),
+            "{what}: {}",
+            r.stderr
+        );
+    }
+}
+
+/// Jsonnet ends a `//` comment at a lone carriage return: the field after it is code.
+/// `param set` of that field edits it in place; kf's own reader used to take it for the
+/// comment's text and add a second field of the same name.
+#[test]
+fn param_set_reads_comments_as_the_engine_does() {
+    let app = new_app();
+    ok(&app.root, &["generate", "namespace", "ns"]);
+    let params = app.root.join("components/params.libsonnet");
+    let text = read(&params).replacen(
+        "global: {",
+        "global: {\n    n: 1, // a note\r    m: 2,\n",
+        1,
+    );
+    write(&params, &text);
+    ok(&app.root, &["param", "set", "m", "3"]);
+    let after = read(&params);
+    assert_eq!(after.matches("m: ").count(), 1, "{after}");
+    assert_eq!(after, text.replace("m: 2,", "m: 3,"));
+    // The file still evaluates (a second `m` would be a duplicate field).
+    ok(&app.root, &["show", "default"]);
 }
 
 #[test]

@@ -1,8 +1,10 @@
-//! A small Jsonnet tokenizer that keeps byte offsets, for editing params files in place.
+//! Jsonnet tokens with their byte offsets, for reading and editing files in place (params
+//! files, components ksonnet reprinted, libraries read as parts).
 //!
-//! It knows exactly enough of Jsonnet's lexical grammar to never mistake the inside of a
-//! string or comment for structure: all four string forms, verbatim strings, text blocks,
-//! and the three comment forms.
+//! The tokens come from the engine's own lexer, so that what kf takes for a string, a
+//! comment or code is what jrsonnet parses: a reader of its own disagreed at the edges
+//! (a `//` comment ended by a lone carriage return, `/* **/`), and an edit made on such a
+//! reading could change a field the user did not name.
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TokenKind {
@@ -34,182 +36,61 @@ pub fn line_of(text: &str, offset: usize) -> usize {
         + 1
 }
 
+/// `text`'s tokens, without spaces and comments, as the engine's own lexer reads them:
+/// what is a comment, a string or code here is exactly what jrsonnet parses (a `//`
+/// comment ends at a lone carriage return, a text block where Jsonnet's indentation rule
+/// says). An operator of several characters (`::`, `+:`, `==`) is one token per character.
 pub fn tokenize(text: &str) -> Result<Vec<Token>, LexError> {
-    let bytes = text.as_bytes();
+    use jrsonnet_lexer::SyntaxKind as K;
     // About one token per 8 bytes in params files and components: one allocation, not
     // a dozen growing copies of a big file's tokens.
     let mut tokens = Vec::with_capacity(text.len() / 8);
-    let mut i = 0;
-    let err = |at: usize, message: &str| LexError {
-        line: line_of(text, at),
-        message: message.to_string(),
-    };
-    while i < bytes.len() {
-        let c = bytes[i];
-        match c {
-            b' ' | b'\t' | b'\r' | b'\n' => i += 1,
-            b'#' => i = skip_line(bytes, i),
-            b'/' if bytes.get(i + 1) == Some(&b'/') => i = skip_line(bytes, i),
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                let close =
-                    find(bytes, i + 2, b"*/").ok_or_else(|| err(i, "unterminated /* comment"))?;
-                i = close + 2;
-            }
-            b'"' | b'\'' => {
-                let end = quoted_end(bytes, i).ok_or_else(|| err(i, "unterminated string"))?;
-                tokens.push(Token {
-                    kind: TokenKind::Str,
-                    start: i,
-                    end,
-                });
-                i = end;
-            }
-            b'@' if matches!(bytes.get(i + 1), Some(b'"' | b'\'')) => {
-                let end = verbatim_end(bytes, i + 1)
-                    .ok_or_else(|| err(i, "unterminated verbatim string"))?;
-                tokens.push(Token {
-                    kind: TokenKind::Str,
-                    start: i,
-                    end,
-                });
-                i = end;
-            }
-            b'|' if bytes[i..].starts_with(b"|||") => {
-                let end = text_block_end(bytes, i)
-                    .ok_or_else(|| err(i, "unterminated ||| text block"))?;
-                tokens.push(Token {
-                    kind: TokenKind::Str,
-                    start: i,
-                    end,
-                });
-                i = end;
-            }
-            b'0'..=b'9' => {
-                let start = i;
-                i += 1;
-                while i < bytes.len() {
-                    match bytes[i] {
-                        b'0'..=b'9' | b'.' | b'_' => i += 1,
-                        b'e' | b'E' => {
-                            i += 1;
-                            if matches!(bytes.get(i), Some(b'+' | b'-')) {
-                                i += 1;
-                            }
-                        }
-                        _ => break,
+    for lexeme in jrsonnet_lexer::Lexer::new(text) {
+        let (start, end) = (lexeme.range.0 as usize, lexeme.range.1 as usize);
+        let kind = match lexeme.kind {
+            K::WHITESPACE
+            | K::SINGLE_LINE_SLASH_COMMENT
+            | K::SINGLE_LINE_HASH_COMMENT
+            | K::MULTI_LINE_COMMENT => continue,
+            K::STRING_DOUBLE
+            | K::STRING_SINGLE
+            | K::STRING_DOUBLE_VERBATIM
+            | K::STRING_SINGLE_VERBATIM
+            | K::STRING_BLOCK => TokenKind::Str,
+            K::FLOAT => TokenKind::Number,
+            kind => {
+                if let Some(what) = kind.error_description() {
+                    return Err(LexError {
+                        line: line_of(text, start),
+                        message: what.to_string(),
+                    });
+                }
+                if kind == K::LEXING_ERROR {
+                    return Err(LexError {
+                        line: line_of(text, start),
+                        message: format!("unexpected {:?}", lexeme.text),
+                    });
+                }
+                if lexeme
+                    .text
+                    .starts_with(|c: char| c == '_' || c.is_ascii_alphabetic())
+                {
+                    TokenKind::Ident
+                } else {
+                    for at in start..end {
+                        tokens.push(Token {
+                            kind: TokenKind::Punct,
+                            start: at,
+                            end: at + 1,
+                        });
                     }
+                    continue;
                 }
-                tokens.push(Token {
-                    kind: TokenKind::Number,
-                    start,
-                    end: i,
-                });
             }
-            c if c == b'_' || c.is_ascii_alphabetic() => {
-                let start = i;
-                while i < bytes.len() && (bytes[i] == b'_' || bytes[i].is_ascii_alphanumeric()) {
-                    i += 1;
-                }
-                tokens.push(Token {
-                    kind: TokenKind::Ident,
-                    start,
-                    end: i,
-                });
-            }
-            c if c.is_ascii() => {
-                tokens.push(Token {
-                    kind: TokenKind::Punct,
-                    start: i,
-                    end: i + 1,
-                });
-                i += 1;
-            }
-            _ => {
-                // Non-ASCII outside strings and comments is not Jsonnet; keep whole chars.
-                let ch_len = text[i..].chars().next().map_or(1, char::len_utf8);
-                tokens.push(Token {
-                    kind: TokenKind::Punct,
-                    start: i,
-                    end: i + ch_len,
-                });
-                i += ch_len;
-            }
-        }
+        };
+        tokens.push(Token { kind, start, end });
     }
     Ok(tokens)
-}
-
-fn skip_line(bytes: &[u8], i: usize) -> usize {
-    match bytes[i..].iter().position(|b| *b == b'\n') {
-        Some(p) => i + p + 1,
-        None => bytes.len(),
-    }
-}
-
-fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    bytes
-        .get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| from + p)
-}
-
-fn quoted_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let quote = bytes[start];
-    let mut i = start + 1;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            c if c == quote => return Some(i + 1),
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-fn verbatim_end(bytes: &[u8], quote_at: usize) -> Option<usize> {
-    let quote = bytes[quote_at];
-    let mut i = quote_at + 1;
-    while i < bytes.len() {
-        if bytes[i] == quote {
-            if bytes.get(i + 1) == Some(&quote) {
-                i += 2;
-                continue;
-            }
-            return Some(i + 1);
-        }
-        i += 1;
-    }
-    None
-}
-
-/// Where a text block that opens at `start` ends, by Jsonnet's rule: its first line
-/// after the blank ones sets the indentation; every later line that starts with that
-/// indentation, or is empty, is text (even one that then reads `|||`); the first other
-/// line ends the block and must be blanks and `|||`.
-fn text_block_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let skip_empty = |mut i: usize| {
-        while bytes.get(i) == Some(&b'\n') {
-            i += 1;
-        }
-        i
-    };
-    let blanks = |i: usize| {
-        bytes[i..]
-            .iter()
-            .take_while(|b| matches!(b, b' ' | b'\t'))
-            .count()
-    };
-    let mut line_start = skip_empty(skip_line(bytes, start));
-    let indent = &bytes[line_start..line_start + blanks(line_start)];
-    if indent.is_empty() {
-        return None;
-    }
-    while bytes[line_start..].starts_with(indent) {
-        line_start = skip_empty(skip_line(bytes, line_start));
-    }
-    let end = line_start + blanks(line_start);
-    bytes[end..].starts_with(b"|||").then_some(end + 3)
 }
 
 /// The text of a string token, unescaped; `None` for text blocks (never used as keys).

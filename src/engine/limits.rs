@@ -19,228 +19,224 @@ pub const MAX_ARRAY_ITEMS: usize = 1_000_000;
 pub const MAX_STRING_BYTES: usize = 256 * 1024 * 1024;
 
 /// Why a source is refused before parsing. Bytes, not text: the resolver checks every
-/// file it loads, `importstr` data included, before knowing whether it is UTF-8.
+/// file it loads, `importstr` data included, before knowing whether it is UTF-8 (a file
+/// that is not is never parsed, so it has no depth).
 pub fn check_nesting(text: &[u8]) -> std::result::Result<(), TooDeep> {
-    let (depth, line) = max_nesting(text);
-    if depth > MAX_NESTING {
-        return Err(TooDeep { line, depth });
+    let Ok(text) = std::str::from_utf8(text) else {
+        return Ok(());
+    };
+    match max_depth(text, MAX_NESTING) {
+        (depth, at) if depth > MAX_NESTING => Err(TooDeep {
+            line: super::lexer::line_of(text, at),
+        }),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// A source nested deeper than kf parses.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error(
-    "line {line}: nested {depth} levels deep; kf parses at most {MAX_NESTING} levels (brackets, `local`, `if` and `function` chains); flatten it or split it into files"
+    "nested more than {MAX_NESTING} levels deep (brackets, operator chains such as `a + b + …`, `local`, `if` and `function` chains); kf parses at most {MAX_NESTING}: flatten it or split it into files"
 )]
 pub struct TooDeep {
+    /// Where the text first gets too deep.
     pub line: usize,
-    pub depth: usize,
 }
 
-/// Where `end` (one of a comment's, string's or text block's closing bytes) or a newline
-/// next occurs in `b` from `i`: its index, or `b.len()`. Strings and comments are skipped
-/// with memchr, not byte by byte: the CRD files operators `importstr` are megabytes of
-/// JSON, mostly strings.
-fn next_of(b: &[u8], i: usize, end: u8) -> usize {
-    memchr::memchr2(end, b'\n', &b[i.min(b.len())..]).map_or(b.len(), |k| i + k)
+/// An open bracket (or the file) while [`max_depth`] reads it.
+struct Frame {
+    /// Opened by `{`: a `local` or `assert` right after `{` or `,` is a member.
+    object: bool,
+    /// Nodes nested inside each other here, since the bracket or the last `,`.
+    count: usize,
+    /// How many `,` bases there were when the bracket opened.
+    bases: usize,
 }
 
-/// What [`max_nesting`] does with a byte outside strings and comments.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Class {
-    /// Space, tab, carriage return, form feed: nothing.
-    Blank,
-    Newline,
-    /// Anything else that is no bracket and starts no word, string or comment.
-    Other,
-    Open,
-    Close,
-    /// A letter or `_`: an identifier or keyword starts.
-    Word,
-    /// `/`, `#`, `|`, `"`, `'`: maybe a comment, text block or string.
-    Special,
-}
-
-/// [`Class`] of every byte, so that the common bytes take one table look-up.
-const CLASSES: [Class; 256] = {
-    let mut t = [Class::Other; 256];
-    let mut c = 0;
-    while c < 256 {
-        let b = c as u8;
-        t[c] = match b {
-            b' ' | b'\t' | b'\r' | 0x0C => Class::Blank,
-            b'\n' => Class::Newline,
-            b'(' | b'[' | b'{' => Class::Open,
-            b')' | b']' | b'}' => Class::Close,
-            b'/' | b'#' | b'|' | b'"' | b'\'' => Class::Special,
-            _ if b.is_ascii_alphabetic() || b == b'_' => Class::Word,
-            _ => Class::Other,
+/// How deep the syntax tree of `text` can be, and the offset where it first gets that
+/// deep; the reading stops as soon as it is deeper than `stop_above`.
+///
+/// The text is read with the engine's own lexer: what it takes for a comment or a string
+/// is exactly what the parser skips (a reader of kf's own ended a `//` comment only at a
+/// newline, and so missed the code after a lone carriage return). Every token that makes
+/// a node holding the one before or after it adds a level until its expression ends: a
+/// bracket, a prefix or binary operator, `.`, and `local`, `if`, `function`, `assert`,
+/// `error`, `import`, `for`, `in` and `tailstrict`. A `,` ends an array item, a field or
+/// an argument, siblings, so the level goes back to where the bracket opened, or to an
+/// expression `local`'s (its bindings are siblings under it), and so does the `;` that
+/// ends the bindings (the body is the `local`'s child too). So the count is never less
+/// than the depth the parser, the evaluator and the tree's drop recurse to. A lexing
+/// error ends the reading: the parser stops there.
+fn max_depth(text: &str, stop_above: usize) -> (usize, usize) {
+    use jrsonnet_lexer::SyntaxKind as K;
+    let mut frames = vec![Frame {
+        object: false,
+        count: 0,
+        bases: 0,
+    }];
+    let mut bases: Vec<usize> = Vec::new();
+    // The depth of the frames below the top one (each counts its bracket).
+    let mut below = 0usize;
+    let (mut max, mut max_at) = (0usize, 0usize);
+    let mut last = K::SEMI;
+    for lexeme in jrsonnet_lexer::Lexer::new(text) {
+        let kind = lexeme.kind;
+        let nested = frames.len() > 1;
+        let Some(top) = frames.last_mut() else {
+            break;
         };
-        c += 1;
-    }
-    t
-};
-
-/// The deepest nesting and the line where it is reached, skipping strings and comments.
-/// An expression `local`/`if`/`function`/`assert` nests until its enclosing bracket
-/// closes; an object's `local` (after `{` or `,`) is a field and does not.
-fn max_nesting(b: &[u8]) -> (usize, usize) {
-    // Per open bracket: how many nesting keywords are open inside it.
-    let mut frames: Vec<usize> = vec![0];
-    let mut depth = 0usize;
-    let (mut max, mut max_line, mut line) = (0usize, 1usize, 1usize);
-    let mut last_sig = b';';
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        match CLASSES[usize::from(c)] {
-            Class::Blank => {}
-            Class::Newline => line += 1,
-            Class::Other => last_sig = c,
-            Class::Open => {
-                frames.push(0);
-                depth += 1;
-                last_sig = c;
-                if depth > max {
-                    max = depth;
-                    max_line = line;
-                }
+        match kind {
+            K::WHITESPACE
+            | K::SINGLE_LINE_SLASH_COMMENT
+            | K::SINGLE_LINE_HASH_COMMENT
+            | K::MULTI_LINE_COMMENT => continue,
+            K::L_BRACE | K::L_BRACK | K::L_PAREN => {
+                top.count += 1;
+                below += top.count;
+                frames.push(Frame {
+                    object: kind == K::L_BRACE,
+                    count: 0,
+                    bases: bases.len(),
+                });
             }
-            Class::Close => {
-                if frames.len() > 1 {
-                    let inner = frames.pop().unwrap_or(0);
-                    depth = depth.saturating_sub(inner + 1);
-                }
-                last_sig = c;
+            K::R_BRACE | K::R_BRACK | K::R_PAREN if nested => {
+                let opened_with = frames.pop().map_or(0, |f| f.bases);
+                bases.truncate(opened_with);
+                below -= frames.last().map_or(0, |f| f.count);
             }
-            Class::Word => {
-                let start = i;
-                i += b[i..]
-                    .iter()
-                    .position(|&c| !c.is_ascii_digit() && CLASSES[usize::from(c)] != Class::Word)
-                    .unwrap_or(b.len() - i);
-                let nests = match &b[start..i] {
-                    b"local" => last_sig != b'{' && last_sig != b',',
-                    b"if" | b"function" | b"assert" => true,
-                    _ => false,
-                };
-                if nests {
-                    if let Some(top) = frames.last_mut() {
-                        *top += 1;
-                    }
-                    depth += 1;
-                    if depth > max {
-                        max = depth;
-                        max_line = line;
-                    }
-                }
-                last_sig = b'a';
-                continue;
+            K::COMMA => top.count = bases[top.bases..].last().copied().unwrap_or(0),
+            K::SEMI if bases.len() > top.bases => {
+                top.count = bases.pop().unwrap_or(top.count);
             }
-            Class::Special => match skip_special(b, i, &mut line) {
-                Some((next, sig)) => {
-                    if let Some(sig) = sig {
-                        last_sig = sig;
-                    }
-                    i = next;
-                    continue;
-                }
-                None => last_sig = c,
-            },
-        }
-        i += 1;
-    }
-    (max, max_line)
-}
-
-/// Where `close` (a comment's or text block's end) next starts in `b` from `i`, or
-/// `b.len()`; the newlines before it are counted into `line`.
-fn closing(b: &[u8], mut i: usize, close: &[u8], line: &mut usize) -> usize {
-    loop {
-        i = next_of(b, i, close[0]);
-        match b.get(i) {
-            None => return i,
-            Some(b'\n') => *line += 1,
-            Some(_) if b[i..].starts_with(close) => return i,
-            Some(_) => {}
-        }
-        i += 1;
-    }
-}
-
-/// At `b[i]`, one of [`Class::Special`]'s bytes: where the comment, text block or string
-/// it starts ends (counting its newlines into `line`), and the `last_sig` it leaves
-/// (strings and text blocks count as a value); `None` for a lone `/` or `|`.
-fn skip_special(b: &[u8], mut i: usize, line: &mut usize) -> Option<(usize, Option<u8>)> {
-    let c = b[i];
-    match c {
-        b'#' | b'/' if c == b'#' || b.get(i + 1) == Some(&b'/') => Some((
-            memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k),
-            None,
-        )),
-        b'/' if b.get(i + 1) == Some(&b'*') => Some((closing(b, i + 2, b"*/", line) + 2, None)),
-        b'|' if b[i..].starts_with(b"|||") => {
-            Some((closing(b, i + 3, b"|||", line) + 3, Some(b'"')))
-        }
-        b'"' | b'\'' => {
-            let verbatim = i > 0 && b[i - 1] == b'@';
-            i += 1;
-            loop {
-                i = memchr::memchr3(c, b'\\', b'\n', &b[i.min(b.len())..])
-                    .map_or(b.len(), |k| i + k);
-                match b.get(i) {
-                    None => break,
-                    Some(b'\n') => *line += 1,
-                    Some(b'\\') if !verbatim => {
-                        i += 1;
-                        *line += usize::from(b.get(i) == Some(&b'\n'));
-                    }
-                    Some(b'\\') => {}
-                    Some(_) => break,
-                }
-                i += 1;
+            K::LOCAL_KW | K::ASSERT_KW if top.object && matches!(last, K::L_BRACE | K::COMMA) => {}
+            K::LOCAL_KW | K::ASSERT_KW => {
+                top.count += 1;
+                bases.push(top.count);
             }
-            Some((i + 1, Some(b'"')))
+            K::IF_KW
+            | K::FUNCTION_KW
+            | K::ERROR_KW
+            | K::IMPORT_KW
+            | K::IMPORTSTR_KW
+            | K::IMPORTBIN_KW
+            | K::FOR_KW
+            | K::IN_KW
+            | K::TAILSTRICT_KW
+            | K::OR
+            | K::NULL_COAELSE
+            | K::AND
+            | K::BIT_OR
+            | K::BIT_XOR
+            | K::BIT_AND
+            | K::EQ
+            | K::NE
+            | K::LT
+            | K::GT
+            | K::LE
+            | K::GE
+            | K::LHS
+            | K::RHS
+            | K::PLUS
+            | K::MINUS
+            | K::MUL
+            | K::DIV
+            | K::MODULO
+            | K::NOT
+            | K::BIT_NOT
+            | K::DOT => top.count += 1,
+            _ if kind == K::LEXING_ERROR || kind.error_description().is_some() => break,
+            _ => {}
         }
-        _ => None,
+        last = kind;
+        let depth = below + frames.last().map_or(0, |f| f.count);
+        if depth > max {
+            (max, max_at) = (depth, lexeme.range.0 as usize);
+            if max > stop_above {
+                break;
+            }
+        }
     }
+    (max, max_at)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::lexer::line_of;
+
+    /// The depth of `text` and the line where it is reached.
+    fn depth(text: &str) -> (usize, usize) {
+        let (depth, at) = max_depth(text, usize::MAX);
+        (depth, line_of(text, at))
+    }
 
     #[test]
-    fn nesting_counts_brackets_and_expression_chains_not_strings_or_object_locals() {
-        assert_eq!(max_nesting(b"{ a: [1, 2], b: { c: (3) } }").0, 3);
-        assert_eq!(max_nesting(b"local a = 1; local b = 2; { x: a + b }").0, 3);
-        assert_eq!(max_nesting(b"{ local a = 1, local b = 2, x: a }").0, 1);
-        assert_eq!(max_nesting(b"'[[[[' + \"{{{{\" + ||| ((((\n|||").0, 0);
-        assert_eq!(max_nesting(b"// [[[[\n# {{{{\n/* (((( */ 1").0, 0);
-        assert_eq!(max_nesting(br#""\"[[[" @"\" [ '\'{{' ["#).0, 2);
+    fn depth_counts_brackets_and_chains_not_strings_comments_or_object_locals() {
+        assert_eq!(depth("{ a: [1, 2], b: { c: (3) } }").0, 3);
+        assert_eq!(depth("local a = 1; local b = 2; { x: a + b }").0, 4);
+        assert_eq!(depth("{ local a = 1, local b = 2, x: a }").0, 1);
+        assert_eq!(depth("'[[[[' + \"{{{{\" + |||\n  ((((\n|||").0, 2);
+        assert_eq!(depth("// [[[[\n# {{{{\n/* (((( */ 1").0, 0);
+        assert_eq!(depth(r#""\"[[[" @"\" [ '\'{{' ["#).0, 2);
+        // Siblings do not add up; a chain does, whatever its operators.
+        assert_eq!(depth("[1 + 1, 2 + 2, 3 + 3]").0, 2);
+        assert_eq!(depth("1 + 2 * 3 - 4 == 5 && !true").0, 6);
+        assert_eq!(depth("a.b.c[0](1) tailstrict").0, 5);
+        // An expression local's bindings are siblings under it; its body is inside it.
+        assert_eq!(depth("local a = 1 + 1, b = 2 + 2; a + b").0, 2);
+        assert_eq!(depth("local a = 1, b = 2; local c = 3, d = 4; c").0, 2);
+        assert_eq!(depth("[1, local a = 1; a, 2]").0, 2);
         let deep = format!("{}{}", "[".repeat(3000), "]".repeat(3000));
-        assert_eq!(
-            check_nesting(deep.as_bytes()),
-            Err(TooDeep {
-                line: 1,
-                depth: 3000
-            })
-        );
+        assert_eq!(check_nesting(deep.as_bytes()), Err(TooDeep { line: 1 }));
         assert!(
             check_nesting(deep.as_bytes())
                 .unwrap_err()
                 .to_string()
-                .contains("3000 levels")
+                .contains("more than 2000 levels")
         );
         let ifs = "if true then ".repeat(3000) + "1" + &" else 0".repeat(3000);
         assert!(check_nesting(ifs.as_bytes()).is_err());
     }
 
+    /// Shapes whose nodes nest without brackets, and code a reader of kf's own took for a
+    /// comment or a string: each is as deep as the engine parses it.
     #[test]
-    fn nesting_names_the_line_past_multiline_strings_comments_and_text_blocks() {
-        let source = b"\"a\nb\" 'c\\\nd'\n/* x\n */ # y\n|||\n  z\n|||\n[[";
-        assert_eq!(max_nesting(source), (2, 9));
+    fn every_chain_counts_and_nothing_the_engine_parses_is_hidden() {
+        let n = 3000;
+        let shapes = [
+            "1".to_string() + &"+1".repeat(n),
+            "-".repeat(n) + "1",
+            "!".repeat(n) + "true",
+            "error ".repeat(n) + "1",
+            "{}".to_string() + &".a".repeat(n),
+            "[1]".to_string() + &"[0]".repeat(n),
+            "f".to_string() + &"(1)".repeat(n),
+            "{}".to_string() + &"+{}".repeat(n),
+            "function(x) ".repeat(n) + "1",
+            "assert true; ".repeat(n) + "1",
+            "local a = 1, b = 2; ".repeat(n) + "1",
+            // A lone carriage return ends a `//` or `#` comment.
+            "// c\r".to_string() + &"[".repeat(n),
+            "# c\r".to_string() + &"[".repeat(n),
+            // An indented `|||` inside a text block is text, not its end.
+            "|||\n  a\n  |||\n  \"\n|||\n".to_string() + &"[".repeat(n) + "\"",
+        ];
+        for shape in shapes {
+            let (d, line) = depth(&shape);
+            assert!(d >= n, "{:?}: {d}", &shape[..20]);
+            assert!(check_nesting(shape.as_bytes()).is_err());
+            assert_eq!(line, shape.lines().count().max(1), "{:?}", &shape[..20]);
+        }
+        // Not UTF-8: never parsed, so never too deep.
+        let mut bytes = vec![b'['; n];
+        bytes.push(0xff);
+        assert_eq!(check_nesting(&bytes), Ok(()));
+    }
+
+    #[test]
+    fn depth_names_the_line_past_multiline_strings_comments_and_text_blocks() {
+        let source = "\"a\nb\" 'c\\\nd'\n/* x\n */ # y\n|||\n  z\n|||\n[[";
+        assert_eq!(depth(source), (2, 9));
     }
 
     #[test]
@@ -250,8 +246,8 @@ mod tests {
         assert!(files.iter().any(|(n, _)| *n == "k8s.libsonnet"));
         for (name, bytes) in files {
             if name.ends_with("sonnet") {
-                let (depth, line) = max_nesting(&bytes);
-                assert!(depth < MAX_NESTING / 4, "{name}:{line}: {depth}");
+                let (d, line) = depth(std::str::from_utf8(&bytes).unwrap());
+                assert!(d < MAX_NESTING / 4, "{name}:{line}: {d}");
             }
         }
     }
@@ -261,8 +257,8 @@ mod tests {
         let mut checked = 0;
         for (path, text) in crate::embedded::files_under("") {
             if path.ends_with("sonnet") {
-                let (depth, line) = max_nesting(text.as_bytes());
-                assert!(depth < MAX_NESTING / 4, "{path}:{line}: {depth}");
+                let (d, line) = depth(text);
+                assert!(d < MAX_NESTING / 4, "{path}:{line}: {d}");
                 checked += 1;
             }
         }

@@ -174,8 +174,8 @@ impl Engine {
     pub fn eval_snippet(&self, name: &str, code: &str) -> Result<Val, EvalError> {
         let _g = self.enter();
         let _e = watchdog::Evaluating::start(|| name.to_string());
-        limits::check_nesting(code.as_bytes()).map_err(|message| EvalError {
-            message: format!("{name}: {message}"),
+        limits::check_nesting(code.as_bytes()).map_err(|deep| EvalError {
+            message: format!("{name}:{}: {deep}", deep.line),
         })?;
         self.state
             .evaluate_snippet(name, code)

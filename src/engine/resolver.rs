@@ -294,8 +294,10 @@ impl ImportResolver for KfImportResolver {
         }
         // Parsing recurses per nesting level: refuse what would overflow the stack (a
         // part was checked when its library was split).
-        if !is_part && let Err(message) = super::limits::check_nesting(&bytes) {
-            bail!(RuntimeError(format!("{}: {message}", shown()).into()));
+        if !is_part && let Err(deep) = super::limits::check_nesting(&bytes) {
+            bail!(RuntimeError(
+                format!("{}:{}: {deep}", shown(), deep.line).into()
+            ));
         }
         if !is_part
             && !path

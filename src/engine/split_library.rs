@@ -19,9 +19,8 @@
 //! - each part keeps its lines and columns (blank lines before it, spaces before its
 //!   first line), and an error in a part names the library file (see `super::shown_path`).
 
-use super::lexer::{Token, TokenKind};
+use super::lexer::{Token, TokenKind, tokenize};
 use super::split_cache;
-use jrsonnet_lexer::SyntaxKind;
 use std::fmt::Write as _;
 
 /// Files smaller than this are parsed whole: a split saves nothing worth its walk.
@@ -42,43 +41,6 @@ const MAX_PADDING_PER_BYTE: usize = 8;
 
 /// Where the parts of `file` live: `<file>.kf-part/<name>`, names no file has on disk.
 pub const PART_MARK: &str = ".kf-part/";
-
-/// `text`'s tokens as the engine's own lexer reads them (what is a comment, a string or
-/// code is exactly what jrsonnet parses), without spaces and comments; `None` if it finds
-/// an error.
-fn engine_tokens(text: &str) -> Option<Vec<Token>> {
-    let mut tokens = Vec::with_capacity(text.len() / 8);
-    for l in jrsonnet_lexer::Lexer::new(text) {
-        if l.kind == SyntaxKind::LEXING_ERROR || l.kind.error_description().is_some() {
-            return None;
-        }
-        let kind = match l.kind {
-            SyntaxKind::WHITESPACE
-            | SyntaxKind::SINGLE_LINE_SLASH_COMMENT
-            | SyntaxKind::SINGLE_LINE_HASH_COMMENT
-            | SyntaxKind::MULTI_LINE_COMMENT => continue,
-            SyntaxKind::STRING_DOUBLE
-            | SyntaxKind::STRING_SINGLE
-            | SyntaxKind::STRING_DOUBLE_VERBATIM
-            | SyntaxKind::STRING_SINGLE_VERBATIM
-            | SyntaxKind::STRING_BLOCK => TokenKind::Str,
-            SyntaxKind::FLOAT => TokenKind::Number,
-            _ if l
-                .text
-                .starts_with(|c: char| c == '_' || c.is_ascii_alphabetic()) =>
-            {
-                TokenKind::Ident
-            }
-            _ => TokenKind::Punct,
-        };
-        tokens.push(Token {
-            kind,
-            start: l.range.0 as usize,
-            end: l.range.1 as usize,
-        });
-    }
-    Some(tokens)
-}
 
 /// An object literal's members, each a range of tokens (without the separating commas);
 /// `closing[i]` is the token that closes bracket `i`.
@@ -307,7 +269,7 @@ impl Splitter<'_> {
 
 /// `text`, the library named `file_name`, as a main text and parts, if it has the shape.
 pub fn split(file_name: &str, text: &str) -> Option<split_cache::Stored> {
-    let tokens = engine_tokens(text)?;
+    let tokens = tokenize(text).ok()?;
     // `$` names the outermost object, an import's path is relative to the importing
     // file, `std.thisFile` is its name: each would change in a part. `std` is allowed
     // only as `std.<field>` of another field, so that no `std['thisFile']`, `local s =
