@@ -38,11 +38,13 @@ fn main() {
     kf::engine::memory::tune_allocator();
     quiet_on_closed_stdout();
     kf::engine::memory::enable_cap();
+    kf::engine::overflow::install();
     let (done, finished) = std::sync::mpsc::channel();
     let worker = std::thread::Builder::new()
         .name("kf".into())
         .stack_size(STACK_BYTES)
         .spawn(move || {
+            kf::engine::overflow::note_this_thread();
             let _ = done.send(status_of(cli::run()));
             // The process ends from the main thread: exiting from this one would run its
             // thread-local destructors, and the evaluator's cycle collector among them

@@ -784,6 +784,91 @@ fn chains_and_hidden_brackets_are_refused_never_a_crash() {
     }
 }
 
+/// Evaluations that recurse through neither the source's nesting nor jrsonnet's call
+/// count: an array whose every item reads the one before (each thunk forced inside the
+/// previous one's), and 490 calls of a function whose body nests 1,000 objects with a
+/// local each. Both aborted kf with "has overflowed its stack"; they end with an error
+/// naming the component, and an edit whose params evaluate that way writes nothing.
+#[test]
+fn an_evaluation_deeper_than_the_stack_ends_with_an_error() {
+    let app = new_app();
+    let chain =
+        "local a = [if i == 0 then 1 else a[i-1] + 1 for i in std.range(0, 600000)]; a[600000]";
+    let recursion = format!(
+        "local f(x) = if x == 0 then 0 else {}f(x-1){}; f(490)",
+        "{local y = ".repeat(1000),
+        ", a: y}.a".repeat(1000)
+    );
+    for (what, expr) in [
+        ("a chain of items", chain.to_string()),
+        ("recursion", recursion),
+    ] {
+        component(
+            &app,
+            "deep",
+            &format!(
+                "{{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {{ name: 'd' }}, data: {{ a: std.toString({expr}) }} }}\n"
+            ),
+        );
+        let r = kf_in(&app.root, &["show", "default"]);
+        assert_eq!(r.status, 1, "{what}: {}", r.stderr);
+        assert!(
+            r.stderr
+                .contains("error: component 'deep': evaluation went deeper than kf's stack holds")
+                && !r.stderr.contains("overflowed"),
+            "{what}: {}",
+            r.stderr
+        );
+    }
+    std::fs::remove_file(app.root.join("components/deep.jsonnet")).unwrap();
+    let params = app.root.join("components/params.libsonnet");
+    let deep = read(&params).replacen("global: {", &format!("global: {{\n    x: ({chain}),\n"), 1);
+    write(&params, &deep);
+    let r = kf_in(&app.root, &["param", "set", "y", "1"]);
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("deeper than kf's stack holds"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(read(&params), deep);
+}
+
+/// jrsonnet numbers a closure's locals with 16 bits and panics past 65,535: a function
+/// of 65,536 parameters, or a `local` of as many bindings, is refused before parsing.
+#[test]
+fn names_past_the_engines_count_are_refused_never_a_panic() {
+    let app = new_app();
+    let names: Vec<String> = (0..65_536).map(|i| format!("a{i}")).collect();
+    for (what, expr) in [
+        (
+            "parameters",
+            format!("(local f({}) = 1; f(1))", names.join(", ")),
+        ),
+        (
+            "bindings",
+            format!("(local {} = 1; a0)", names.join(" = 1, ")),
+        ),
+    ] {
+        component(
+            &app,
+            "crowded",
+            &format!(
+                "{{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {{ name: 'd' }}, data: {{ a: std.toString({expr}) }} }}\n"
+            ),
+        );
+        let r = kf_in(&app.root, &["show", "default"]);
+        assert_eq!(r.status, 1, "{what}: {}", r.stderr);
+        assert!(
+            r.stderr
+                .contains("components/crowded.jsonnet:1: more than 65000 names bound in one place")
+                && !r.stderr.contains("panicked"),
+            "{what}: {}",
+            r.stderr
+        );
+    }
+}
+
 /// Jsonnet ends a `//` comment at a lone carriage return: the field after it is code.
 /// `param set` of that field edits it in place; kf's own reader used to take it for the
 /// comment's text and add a second field of the same name.

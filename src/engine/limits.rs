@@ -9,6 +9,8 @@
 //!   ([`super::stdlib`]); jrsonnet would allocate first and abort when that fails.
 //! - Memory and time: [`super::memory`] caps the process's heap, [`super::watchdog`] the
 //!   wall-clock time of one evaluation.
+//! - Depth no source shows: a stack that runs out anyway ends with an error
+//!   ([`super::overflow`]).
 
 /// The deepest source nesting kf parses (brackets, plus `local`, `if`, `function` and
 /// `assert` chains). Real Jsonnet stays below 100; ksonnet-lib below 20.
@@ -25,28 +27,43 @@ pub fn check_nesting(text: &[u8]) -> std::result::Result<(), TooDeep> {
     let Ok(text) = std::str::from_utf8(text) else {
         return Ok(());
     };
-    match max_depth(text, MAX_NESTING) {
-        (depth, at) if depth > MAX_NESTING => Err(TooDeep {
-            line: super::lexer::line_of(text, at),
-        }),
-        _ => Ok(()),
+    let (depth, at, crowded) = max_depth(text, MAX_NESTING);
+    if depth <= MAX_NESTING && !crowded {
+        return Ok(());
     }
+    Err(TooDeep {
+        line: super::lexer::line_of(text, at),
+        names: crowded,
+    })
 }
 
-/// A source nested deeper than kf parses.
+/// A source nested deeper than kf parses, or binding more names in one place.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error(
-    "nested more than {MAX_NESTING} levels deep (brackets, operator chains such as `a + b + …`, `local`, `if` and `function` chains); kf parses at most {MAX_NESTING}: flatten it or split it into files"
-)]
+#[error("{}", if *names {
+    format!("more than {MAX_NAMES} names bound in one place (the parameters of one function, the bindings of one `local`, the locals of one object); jrsonnet holds at most 65,535: split them into objects or files")
+} else {
+    format!("nested more than {MAX_NESTING} levels deep (brackets, operator chains such as `a + b + …`, `local`, `if` and `function` chains); kf parses at most {MAX_NESTING}: flatten it or split it into files")
+})]
 pub struct TooDeep {
-    /// Where the text first gets too deep.
+    /// Where the text first gets too deep or too crowded.
     pub line: usize,
+    /// Too many names in one place, not too deep.
+    pub names: bool,
 }
+
+/// The most names one function, `local` or object may bind: jrsonnet numbers each
+/// closure's locals with 16 bits, and panics past 65,535.
+pub const MAX_NAMES: usize = 65_000;
 
 /// An open bracket (or the file) while [`max_depth`] reads it.
 struct Frame {
     /// Opened by `{`: a `local` or `assert` right after `{` or `,` is a member.
     object: bool,
+    /// Opened by `(`: its commas separate parameters (or arguments).
+    paren: bool,
+    /// Names bound here: `local`s, a `local`'s or a function's comma-separated names, and
+    /// `for`s (an upper bound: arguments count too).
+    names: usize,
     /// Nodes nested inside each other here, since the bracket or the last `,`.
     count: usize,
     /// How many `,` bases there were when the bracket opened.
@@ -54,7 +71,8 @@ struct Frame {
 }
 
 /// How deep the syntax tree of `text` can be, and the offset where it first gets that
-/// deep; the reading stops as soon as it is deeper than `stop_above`.
+/// deep; the reading stops as soon as it is deeper than `stop_above`, or where one place
+/// binds more than [`MAX_NAMES`] names (then `true`, and that offset).
 ///
 /// The text is read with the engine's own lexer: what it takes for a comment or a string
 /// is exactly what the parser skips (a reader of kf's own ended a `//` comment only at a
@@ -67,10 +85,12 @@ struct Frame {
 /// ends the bindings (the body is the `local`'s child too). So the count is never less
 /// than the depth the parser, the evaluator and the tree's drop recurse to. A lexing
 /// error ends the reading: the parser stops there.
-fn max_depth(text: &str, stop_above: usize) -> (usize, usize) {
+fn max_depth(text: &str, stop_above: usize) -> (usize, usize, bool) {
     use jrsonnet_lexer::SyntaxKind as K;
     let mut frames = vec![Frame {
         object: false,
+        paren: false,
+        names: 0,
         count: 0,
         bases: 0,
     }];
@@ -85,6 +105,15 @@ fn max_depth(text: &str, stop_above: usize) -> (usize, usize) {
         let Some(top) = frames.last_mut() else {
             break;
         };
+        let names = match kind {
+            K::LOCAL_KW | K::FOR_KW => 1,
+            K::COMMA => usize::from(top.paren || bases.len() > top.bases),
+            _ => 0,
+        };
+        top.names += names;
+        if top.names > MAX_NAMES {
+            return (max, lexeme.range.0 as usize, true);
+        }
         match kind {
             K::WHITESPACE
             | K::SINGLE_LINE_SLASH_COMMENT
@@ -95,6 +124,8 @@ fn max_depth(text: &str, stop_above: usize) -> (usize, usize) {
                 below += top.count;
                 frames.push(Frame {
                     object: kind == K::L_BRACE,
+                    paren: kind == K::L_PAREN,
+                    names: 0,
                     count: 0,
                     bases: bases.len(),
                 });
@@ -156,7 +187,7 @@ fn max_depth(text: &str, stop_above: usize) -> (usize, usize) {
             }
         }
     }
-    (max, max_at)
+    (max, max_at, false)
 }
 
 #[cfg(test)]
@@ -166,7 +197,7 @@ mod tests {
 
     /// The depth of `text` and the line where it is reached.
     fn depth(text: &str) -> (usize, usize) {
-        let (depth, at) = max_depth(text, usize::MAX);
+        let (depth, at, _) = max_depth(text, usize::MAX);
         (depth, line_of(text, at))
     }
 
@@ -187,7 +218,13 @@ mod tests {
         assert_eq!(depth("local a = 1, b = 2; local c = 3, d = 4; c").0, 2);
         assert_eq!(depth("[1, local a = 1; a, 2]").0, 2);
         let deep = format!("{}{}", "[".repeat(3000), "]".repeat(3000));
-        assert_eq!(check_nesting(deep.as_bytes()), Err(TooDeep { line: 1 }));
+        assert_eq!(
+            check_nesting(deep.as_bytes()),
+            Err(TooDeep {
+                line: 1,
+                names: false
+            })
+        );
         assert!(
             check_nesting(deep.as_bytes())
                 .unwrap_err()
@@ -231,6 +268,32 @@ mod tests {
         let mut bytes = vec![b'['; n];
         bytes.push(0xff);
         assert_eq!(check_nesting(&bytes), Ok(()));
+    }
+
+    /// jrsonnet panics on a closure of more than 65,535 locals; big literals are not that.
+    #[test]
+    fn one_place_binding_too_many_names_is_refused_and_big_literals_are_not() {
+        let names = |n: usize| (0..n).map(|i| format!("a{i}")).collect::<Vec<_>>();
+        let refused = [
+            format!("local f({}) = 1; f", names(66_000).join(", ")),
+            format!("local {} ; 1", names(66_000).join(" = 1, ")),
+            format!("{{ {} x: 1 }}", "local a = 1, ".repeat(66_000)),
+        ];
+        for text in refused {
+            let e = check_nesting(text.as_bytes()).unwrap_err();
+            assert!(
+                e.names && e.to_string().contains("names bound in one place"),
+                "{e}"
+            );
+        }
+        let allowed = [
+            format!("[{}]", vec!["1"; 100_000].join(", ")),
+            format!("{{ {} }}", names(100_000).join(": 1, ") + ": 1"),
+            format!("[{}]", vec!["(local q = 1; q)"; 70_000].join(", ")),
+        ];
+        for text in allowed {
+            assert_eq!(check_nesting(text.as_bytes()), Ok(()));
+        }
     }
 
     #[test]

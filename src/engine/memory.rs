@@ -120,7 +120,10 @@ fn over_cap(cap: usize, size: usize) -> ! {
         cap / (1024 * 1024)
     );
     drop(err);
-    std::process::exit(1)
+    // Not `process::exit`: that runs the thread-local destructors, and the evaluator's
+    // (its interner among them) may be borrowed by the very call that ran over the cap.
+    // SAFETY: `_exit` ends the process at once; nothing runs after it.
+    unsafe { libc::_exit(1) }
 }
 
 // SAFETY: every call is forwarded to mimalloc unchanged; only the byte count is kept

@@ -16,6 +16,7 @@ pub mod memory;
 mod name_format;
 pub use helm::set_chart_cache;
 mod natives;
+pub mod overflow;
 mod parse_json;
 mod resolver;
 mod snakecase;
@@ -127,6 +128,8 @@ impl Engine {
     }
 
     fn enter(&self) -> Option<jrsonnet_evaluator::StateEnterGuard> {
+        // A stack this evaluation runs out of ends with an error (see `overflow`).
+        overflow::note_this_thread();
         self.state.try_enter()
     }
 

@@ -83,14 +83,21 @@ fn watch() {
 /// What this thread is evaluating now, for an error that must name it; never blocks (it
 /// may run inside the allocator).
 pub fn current_subject() -> String {
+    let mut subject = String::new();
+    with_current_subject(|s| subject = s.to_string());
+    subject
+}
+
+/// [`current_subject`] lent to `f`, not copied: for a signal handler, which must neither
+/// allocate nor wait.
+pub fn with_current_subject(f: impl FnOnce(&str)) {
     let me = std::thread::current().id();
     match RUNNING.try_lock() {
-        Ok(running) => running
+        Ok(running) => f(running
             .iter()
             .find(|r| r.thread == me && !r.subject.is_empty())
-            .map(|r| r.subject.clone())
-            .unwrap_or_else(|| "kf".to_string()),
-        Err(_) => "kf".to_string(),
+            .map_or("kf", |r| r.subject.as_str())),
+        Err(_) => f("kf"),
     }
 }
 
