@@ -827,7 +827,9 @@ fn an_evaluation_deeper_than_the_stack_ends_with_an_error() {
     let r = kf_in(&app.root, &["param", "set", "y", "1"]);
     assert_eq!(r.status, 1, "{}", r.stderr);
     assert!(
-        r.stderr.contains("deeper than kf's stack holds"),
+        r.stderr.contains(
+            "error: components/params.libsonnet: evaluation went deeper than kf's stack holds"
+        ),
         "{}",
         r.stderr
     );

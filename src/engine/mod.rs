@@ -163,6 +163,14 @@ impl Engine {
             .map_err(|e| self.format_error(&e))
     }
 
+    /// A file evaluated and made JSON, every field forced, under the file's name: an error
+    /// that happens while forcing (a timeout, the stack running out) names the file, not
+    /// "rendering".
+    pub fn file_json(&self, path: &Path) -> Result<Value, EvalError> {
+        let _e = watchdog::Evaluating::start(|| self.shown(path));
+        self.import_file(path).and_then(|v| self.to_json(&v))
+    }
+
     /// The text of the file an import of `path` reads, as written: through the sandbox
     /// and the overlay, without a byte-order mark, but neither checked for nesting nor
     /// rewritten as ksonnet evaluated it. For a reader that accepts only text those leave

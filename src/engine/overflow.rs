@@ -9,8 +9,8 @@
 //! (`[if i == 0 then 1 else a[i-1] + 1 for i in …]`, 500,000 long, forces each thunk
 //! inside the previous one's), or 490 calls of a function whose body is 1,000 levels
 //! deep. Rather than guess each shape, kf catches the fault itself: a thread that
-//! evaluates notes where its stack ends, and a fault just below that end, on that thread,
-//! is the stack running out. Any other fault keeps the default action.
+//! evaluates notes where its stack is, and a fault just below it or inside it, on that
+//! thread, is the stack running out. Any other fault goes to Rust's handler.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,13 +18,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 thread_local! {
     /// The lowest address of this thread's stack, once it evaluated; 0 before.
     static LOWEST: Cell<usize> = const { Cell::new(0) };
+    /// The address just past its highest.
+    static END: Cell<usize> = const { Cell::new(0) };
 }
 
 /// How far below the stack's lowest address a fault counts as the stack running out: the
 /// guard page, and a frame large enough to step over it.
 const BELOW: usize = 1 << 20;
-/// How far above it: a fault there is in the stack's last page.
-const ABOVE: usize = 1 << 16;
 
 /// The handler installed before kf's (Rust's, which names the thread whose stack
 /// overflowed, wherever it was not noted), called for every fault that is not kf's.
@@ -46,6 +46,7 @@ pub fn note_this_thread() {
         let mut size: libc::size_t = 0;
         if libc::pthread_attr_getstack(&attr, &mut lowest, &mut size) == 0 {
             LOWEST.with(|l| l.set(lowest as usize));
+            END.with(|e| e.set((lowest as usize).saturating_add(size)));
         }
         libc::pthread_attr_destroy(&mut attr);
     }
@@ -82,8 +83,9 @@ fn report(subject: &str) {
         subject,
         ": evaluation went deeper than kf's stack holds: a value computed from the one \
          before it, hundreds of thousands of times over (an item that reads `a[i-1]`, a \
-         field that reads the previous field), or recursion through deeply nested code; \
-         compute such a chain in steps (std.foldl), or flatten the code\n",
+         field that reads the previous field), a value nested that deep, or recursion \
+         through deeply nested code; compute long chains in steps (std.foldl) and keep \
+         values and code shallower\n",
     ] {
         // SAFETY: writes `piece`'s bytes, which live for the call.
         let _ = unsafe { libc::write(2, piece.as_ptr().cast(), piece.len()) };
@@ -94,8 +96,9 @@ extern "C" fn on_fault(signal: libc::c_int, info: *mut libc::siginfo_t, data: *m
     // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
     let fault = unsafe { (*info).si_addr() } as usize;
     let lowest = LOWEST.with(Cell::get);
-    if lowest != 0 && fault < lowest.saturating_add(ABOVE) && fault.saturating_add(BELOW) >= lowest
-    {
+    // Below the stack's end, or inside it: a stack the address-space limit (`ulimit -v`)
+    // stopped growing before its own limit faults inside the range it was given.
+    if lowest != 0 && fault < END.with(Cell::get) && fault.saturating_add(BELOW) >= lowest {
         super::watchdog::with_current_subject(report);
         // SAFETY: ends the process at once; nothing of the broken stack runs again.
         unsafe { libc::_exit(1) };

@@ -43,13 +43,10 @@ pub fn read_module_params(
     {
         return plain_module_params(text, levels, &file);
     }
-    let raw = engine
-        .import_file(&path)
-        .and_then(|v| engine.to_json(&v))
-        .map_err(|e| RenderError::Params {
-            file: file.clone(),
-            message: e.message,
-        })?;
+    let raw = engine.file_json(&path).map_err(|e| RenderError::Params {
+        file: file.clone(),
+        message: e.message,
+    })?;
     let Value::Object(mut raw) = raw else {
         return Err(RenderError::Params {
             file,

@@ -151,8 +151,7 @@ fn view(app: &App, target: &ParamTarget, at: &Located, text: &str) -> Result<Val
     }
     let engine = render::new_engine(app, &env, &options);
     engine
-        .import_file(&at.path)
-        .and_then(|v| engine.to_json(&v))
+        .file_json(&at.path)
         .map_err(|e| crate::message::error_summary_with_place(&e.message))
 }
 
