@@ -12,6 +12,13 @@ fn component(app: &TempApp, name: &str, source: &str) {
     write(app.root.join(format!("components/{name}.jsonnet")), source);
 }
 
+/// A component's source: a ConfigMap whose one value is `expr` as a string.
+fn config_map_of(expr: &str) -> String {
+    format!(
+        "{{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {{ name: 'd' }}, data: {{ a: std.toString({expr}) }} }}\n"
+    )
+}
+
 #[test]
 fn imports_cannot_read_outside_the_app_or_the_jpaths() {
     let app = new_app();
@@ -654,13 +661,7 @@ fn deep_nesting_fails_with_a_message_never_a_crash() {
     let app = new_app();
     ok(&app.root, &["generate", "namespace", "ns"]);
     for (what, expr) in deep_sources() {
-        component(
-            &app,
-            "deep",
-            &format!(
-                "{{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {{ name: 'd' }}, data: {{ a: std.toString({expr}) }} }}\n"
-            ),
-        );
+        component(&app, "deep", &config_map_of(&expr));
         let r = kf_in(&app.root, &["show", "default"]);
         assert!(
             r.status == 0 || r.status == 1,
@@ -803,13 +804,7 @@ fn an_evaluation_deeper_than_the_stack_ends_with_an_error() {
         ("a chain of items", chain.to_string()),
         ("recursion", recursion),
     ] {
-        component(
-            &app,
-            "deep",
-            &format!(
-                "{{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {{ name: 'd' }}, data: {{ a: std.toString({expr}) }} }}\n"
-            ),
-        );
+        component(&app, "deep", &config_map_of(&expr));
         let r = kf_in(&app.root, &["show", "default"]);
         assert_eq!(r.status, 1, "{what}: {}", r.stderr);
         assert!(
@@ -852,13 +847,7 @@ fn names_past_the_engines_count_are_refused_never_a_panic() {
             format!("(local {} = 1; a0)", names.join(" = 1, ")),
         ),
     ] {
-        component(
-            &app,
-            "crowded",
-            &format!(
-                "{{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {{ name: 'd' }}, data: {{ a: std.toString({expr}) }} }}\n"
-            ),
-        );
+        component(&app, "crowded", &config_map_of(&expr));
         let r = kf_in(&app.root, &["show", "default"]);
         assert_eq!(r.status, 1, "{what}: {}", r.stderr);
         assert!(

@@ -12,8 +12,9 @@
 //! - Depth no source shows: a stack that runs out anyway ends with an error
 //!   ([`super::overflow`]).
 
-/// The deepest source nesting kf parses (brackets, plus `local`, `if`, `function` and
-/// `assert` chains). Real Jsonnet stays below 100; ksonnet-lib below 20.
+/// The deepest syntax tree kf parses (brackets, operator chains, and `local`, `if`,
+/// `function`, `assert` and `error` chains: see `max_depth`). Real Jsonnet stays below
+/// 100; ksonnet-lib below 20.
 pub const MAX_NESTING: usize = 2_000;
 /// The longest array kf builds or manifests.
 pub const MAX_ARRAY_ITEMS: usize = 1_000_000;
